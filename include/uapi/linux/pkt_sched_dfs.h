@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Deterministic Fair Sharing (DFS) qdisc: netlink attributes and statistics.
+ *
+ * Written in the style of include/uapi/linux/pkt_sched.h so that the block
+ * can move there unchanged when the qdisc goes in-tree.
+ */
+#ifndef _UAPI_LINUX_PKT_SCHED_DFS_H
+#define _UAPI_LINUX_PKT_SCHED_DFS_H
+
+#include <linux/types.h>
+
+/* Fixed-point scale of p_m, the thresholds, the deltas and beta. */
+#define TC_DFS_ONE	1000000U
+
+enum {
+	TCA_DFS_UNSPEC,
+	TCA_DFS_LIMIT,		/* u32: buffer size b, bytes */
+	TCA_DFS_FLOWS,		/* u32: most flows kept (state cap) */
+	TCA_DFS_ORDER,		/* u32: B-tree minimum degree t */
+	TCA_DFS_CACHE,		/* u32: malicious-flow cache slots */
+	TCA_DFS_KEY,		/* u32: enum tc_dfs_key */
+	TCA_DFS_MAX_TH,		/* u32: max_th, TC_DFS_ONE = 1.0 */
+	TCA_DFS_MIN_TH,		/* u32: min_th, TC_DFS_ONE = 1.0 */
+	TCA_DFS_DELTA_I,	/* u32: p_m increment, TC_DFS_ONE = 1.0 */
+	TCA_DFS_DELTA_D,	/* u32: p_m decrement, TC_DFS_ONE = 1.0 */
+	TCA_DFS_FREEZE_TIME,	/* u32: usec between p_m updates */
+	TCA_DFS_TOLERANCE,	/* u32: tolerance_factor */
+	TCA_DFS_BETA,		/* u32: EWMA weight of wfs, TC_DFS_ONE = 1.0 */
+	TCA_DFS_PRUNE_INTERVAL,	/* u32: msec between purges of idle flows */
+	TCA_DFS_RATE_INTERVAL,	/* u32: usec, bitrate measurement window */
+	TCA_DFS_ECN,		/* u32: 0 or 1 */
+	TCA_DFS_BANDWIDTH,	/* u64: link rate in bytes/s, 0 = measure */
+	TCA_DFS_PAD,
+	__TCA_DFS_MAX
+};
+
+#define TCA_DFS_MAX	(__TCA_DFS_MAX - 1)
+
+enum tc_dfs_key {
+	TC_DFS_KEY_SRCDST,	/* source and destination address (paper) */
+	TC_DFS_KEY_SRC,
+	TC_DFS_KEY_DST,
+	TC_DFS_KEY_5TUPLE,	/* addresses, protocol and ports */
+	__TC_DFS_KEY_MAX
+};
+
+#define TC_DFS_KEY_MAX	(__TC_DFS_KEY_MAX - 1)
+
+enum {
+	TCA_DFS_XSTATS_QDISC,
+	TCA_DFS_XSTATS_CLASS,
+};
+
+struct tc_dfs_qd_stats {
+	__u32	flows;		/* flows known (B-tree + cache) */
+	__u32	btree_flows;
+	__u32	cache_flows;
+	__u32	malicious;	/* flows marked malicious */
+	__u32	trending;	/* flows whose bitrate is tracked */
+	__u32	active_flows;	/* n of Eq. (1), see README */
+	__u32	btree_height;
+	__u32	wfs;		/* EWMA of wfs, bytes */
+	__u64	fair_rate;	/* fair bitrate, bytes/s */
+	__u64	new_flows;
+	__u64	pruned;
+	__u64	ecn_marked;
+	__u64	drop_overlimit;	/* buffer full (Alg. 1 line 2) */
+	__u64	drop_malicious;	/* flow marked malicious */
+	__u64	drop_wfs;	/* over wfs and not ECN capable */
+	__u64	flows_overflow;	/* packets of new flows past the flows cap */
+	__u64	memory_usage;	/* bytes of flow state */
+};
+
+/* One flow held in the malicious-flow cache, reported as a class. */
+struct tc_dfs_cl_stats {
+	__u8	family;		/* AF_INET, AF_INET6 or 0 (non-IP) */
+	__u8	proto;
+	__u16	flags;		/* TC_DFS_FLOW_* */
+	__be16	sport;
+	__be16	dport;
+	__u8	src[16];
+	__u8	dst[16];
+	__u32	pm;		/* TC_DFS_ONE = 1.0 */
+	__u32	backlog;	/* bytes in the buffer */
+	__u64	bitrate;	/* bytes/s */
+};
+
+#define TC_DFS_FLOW_MALICIOUS	0x1
+#define TC_DFS_FLOW_TRENDING	0x2
+
+struct tc_dfs_xstats {
+	__u32	type;		/* TCA_DFS_XSTATS_* */
+	__u32	pad;
+	union {
+		struct tc_dfs_qd_stats	qdisc_stats;
+		struct tc_dfs_cl_stats	class_stats;
+	};
+};
+
+#endif /* _UAPI_LINUX_PKT_SCHED_DFS_H */

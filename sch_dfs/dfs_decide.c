@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DFS decision logic (Bedi, Roy, Shiva, Computer Communications 2014):
+ * Eq. (1), the EWMA of wfs, and Algorithm 3.  Everything is integer
+ * arithmetic: p_m, the thresholds, the deltas and beta are fractions of
+ * TC_DFS_ONE, times are nanoseconds, rates bytes per second.
+ */
+#include "dfs_decide.h"
+
+/*
+ * Eq. (1): wfs = (b / n) * (100 / q_p - 1), with q_p = 100 * q / b the
+ * queue length in percent.  Written without the percentage, so no
+ * precision is lost to it:  wfs = b * (b - q) / (n * q).
+ * An empty queue makes the scaling factor unbounded; the whole buffer is
+ * the most any flow can use, so wfs is capped at b.
+ */
+u32 dfs_wfs(u32 limit, u32 backlog, u32 nflows)
+{
+	u64 wfs;
+
+	if (backlog >= limit)
+		return 0;
+	if (!backlog)
+		return limit;
+	wfs = div64_u64((u64)limit * (limit - backlog),
+			(u64)max_t(u32, nflows, 1) * backlog);
+	return min_t(u64, wfs, limit);
+}
+
+u32 dfs_wfs_ewma(u32 ewma, u32 wfs, u32 beta)
+{
+	return div_u64((u64)ewma * (TC_DFS_ONE - beta) + (u64)wfs * beta,
+		       TC_DFS_ONE);
+}
+
+void dfs_meter_init(struct dfs_meter *m, u64 now)
+{
+	memset(m, 0, sizeof(*m));
+	m->epoch_start = now;
+	m->epoch = 1;	/* flows start at epoch 0: never seen */
+}
+
+void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval)
+{
+	u64 elapsed = now - m->epoch_start;
+
+	if (elapsed < interval)
+		return;
+	m->deq_rate = div64_u64(m->deq_bytes * NSEC_PER_SEC, elapsed);
+	/* After an idle gap the previous epoch saw nobody. */
+	m->prev_active = elapsed < 2 * interval ? m->cur_active : 0;
+	m->cur_active = 0;
+	m->deq_bytes = 0;
+	m->epoch++;
+	m->epoch_start = now;
+}
+
+void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f)
+{
+	if (f->epoch != m->epoch) {
+		f->epoch = m->epoch;
+		m->cur_active++;
+	}
+}
+
+u32 dfs_meter_active(const struct dfs_meter *m)
+{
+	return max_t(u32, max(m->cur_active, m->prev_active), 1);
+}
+
+/* fair_bitrate of Algorithm 3: the link rate shared by the active flows. */
+u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m)
+{
+	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
+
+	return div64_u64(rate, dfs_meter_active(m));
+}
+
+void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now)
+{
+	f->pm = p->min_th;
+	f->ptime = now;
+	f->last_seen = now;
+	f->win_start = now;
+}
+
+/*
+ * Bitrate of a flow, measured on arrivals over windows of @interval: a
+ * malicious flow has no packet in the buffer, yet its rate must be known
+ * to unmark it once it is fair again.  The paper's "one add per packet and
+ * one division per period".  0 means not measured yet.
+ */
+void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval)
+{
+	u64 elapsed = now - f->win_start;
+
+	if (elapsed >= interval) {
+		f->bitrate = div64_u64((u64)f->win_bytes * NSEC_PER_SEC,
+				       elapsed);
+		f->win_bytes = 0;
+		f->win_start = now;
+	}
+	f->win_bytes = f->win_bytes + len < f->win_bytes ? U32_MAX :
+		       f->win_bytes + len;
+	f->last_seen = now;
+}
+
+/* ResetFlow(i) of Table 2; sz_i is zero whenever this is called. */
+static void dfs_flow_reset(const struct dfs_params *p, struct dfs_flow *f)
+{
+	f->pm = p->min_th;
+	f->flags &= ~(DFS_F_MALICIOUS | DFS_F_STORE_BR | DFS_F_TRENDING);
+}
+
+/*
+ * Algorithm 3, ProcessPacketAndDecide.  p_m stays within [min_th, max_th]
+ * as the paper bounds it, so the flow is marked malicious when an update
+ * takes p_m to max_th or beyond.
+ */
+enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
+			    u64 now, u32 wfs, u64 fair_rate)
+{
+	s64 trend_th = p->min_th + (s64)p->tolerance * p->delta_i;
+	bool thawed = now - f->ptime > p->freeze_ns;
+	enum dfs_verdict verdict = DFS_ALLOW;
+	s64 pm = f->pm;
+
+	if (pm <= trend_th) {
+		if (f->backlog > wfs) {
+			verdict = DFS_MARK;
+			if (thawed) {
+				f->flags |= DFS_F_STORE_BR;
+				pm += p->delta_i;
+				f->ptime = now;
+			}
+		} else if (!f->backlog) {
+			pm -= p->delta_d;
+			f->ptime = now;
+			if (pm <= p->min_th) {
+				dfs_flow_reset(p, f);
+				return DFS_ALLOW;
+			}
+		}
+	} else {
+		verdict = f->flags & DFS_F_MALICIOUS ? DFS_DROP : DFS_MARK;
+		/* A bitrate of 0 is not measured yet: no evidence either way. */
+		if (thawed && (f->flags & DFS_F_STORE_BR) && f->bitrate &&
+		    fair_rate) {
+			if (f->bitrate > fair_rate)
+				pm += mul_u64_u64_div_u64(p->delta_i, f->bitrate,
+							  fair_rate);
+			else
+				pm -= mul_u64_u64_div_u64(p->delta_d, fair_rate,
+							  f->bitrate);
+			f->ptime = now;
+		}
+		if (pm >= p->max_th)
+			f->flags |= DFS_F_MALICIOUS;
+	}
+
+	pm = clamp_t(s64, pm, p->min_th, p->max_th);
+	f->pm = pm;
+	if (pm > trend_th)
+		f->flags |= DFS_F_TRENDING;
+	else
+		f->flags &= ~DFS_F_TRENDING;
+	return verdict;
+}

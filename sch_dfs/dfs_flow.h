@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A DFS flow: its exact key and the per-flow variables of Table 2 of the
+ * paper (sz, p_m, p_time, mark, store_br, br), plus what the kernel needs
+ * to measure bitrates and to prune idle flows.
+ *
+ * Flows are exact keys, never hashed: two flows can not share state, so a
+ * light flow is never punished for a heavy one it collides with.
+ */
+#ifndef _DFS_FLOW_H
+#define _DFS_FLOW_H
+
+#include "dfs_compat.h"
+
+/*
+ * Addresses are kept as 16 bytes (IPv4 in the first four), so IPv4 and
+ * IPv6 share one key type; fields a key mode does not use stay zero.
+ * The union lets comparisons run on five machine words.
+ */
+struct dfs_key {
+	union {
+		struct {
+			u8	src[16];
+			u8	dst[16];
+			__be16	sport;
+			__be16	dport;
+			u8	proto;
+			u8	family;
+			u8	pad[2];
+		};
+		u64	w[5];
+	};
+};
+
+/* dfs_flow.flags */
+#define DFS_F_MALICIOUS	0x01	/* mark_i: every packet is dropped */
+#define DFS_F_STORE_BR	0x02	/* store_br_i: bitrate used for decisions */
+#define DFS_F_TRENDING	0x04	/* p_m above min_th + tolerance * delta_i */
+#define DFS_F_CACHED	0x08	/* held in the cache, not the B-tree */
+
+struct dfs_flow {
+	struct dfs_key	key;
+	u32		backlog;	/* sz_i: bytes in the buffer */
+	u32		pm;		/* p_m, TC_DFS_ONE = 1.0 */
+	u64		ptime;		/* p_time: last p_m update, ns */
+	u64		last_seen;	/* last arrival, ns (prune) */
+	u64		win_start;	/* bitrate window start, ns */
+	u64		bitrate;	/* br_i, bytes/s of the last window */
+	u32		win_bytes;	/* bytes arrived in this window */
+	u32		epoch;		/* last activity epoch, see dfs_meter */
+	u8		flags;		/* DFS_F_* */
+};
+
+static inline int dfs_key_cmp(const struct dfs_key *a, const struct dfs_key *b)
+{
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		if (a->w[i] != b->w[i])
+			return a->w[i] < b->w[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+/* 64-bit tag of a key: the cache compares tags before whole keys. */
+static inline u64 dfs_key_tag(const struct dfs_key *k)
+{
+	u64 t = k->w[0] ^ (k->w[1] * 0x9e3779b97f4a7c15ULL) ^
+		(k->w[2] * 0xc2b2ae3d27d4eb4fULL) ^ k->w[3] ^
+		(k->w[4] * 0x165667b19e3779f9ULL);
+
+	return t ^ (t >> 29);
+}
+
+#endif /* _DFS_FLOW_H */

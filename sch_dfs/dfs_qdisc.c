@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net/sched/sch_dfs.c	Deterministic Fair Sharing AQM
+ *
+ * DFS (Bedi, Roy, Shiva, "Mitigating congestion based DoS attacks with an
+ * enhanced AQM technique", Computer Communications 40, 2014) keeps exact
+ * state for every active flow and gives each a weighted fair share (wfs)
+ * of the buffer, which shrinks as the queue fills (Eq. 1).  A flow whose
+ * backlog exceeds the EWMA of wfs is ECN marked (dropped if not ECT) and
+ * its unfairness p_m rises, at most once per freeze_time.  After
+ * tolerance_factor rises in a row the flow is "trending": its arrival
+ * bitrate against the fair bitrate drives p_m, and at max_th the flow is
+ * marked malicious: every packet is dropped before it takes buffer space,
+ * while its bitrate is still measured, so it is unmarked once it sends at
+ * its fair rate again.
+ *
+ * Flows live in a B-tree keyed by their exact addresses (and ports, with
+ * key 5tuple); malicious flows move to a small array cache searched first.
+ * The algorithm itself is in dfs_decide.c, dfs_btree.c and dfs_cache.c,
+ * which know nothing of sk_buffs and are unit tested in userspace.
+ *
+ * The queue is one FIFO.  Each queued skb points to its flow, so dequeue
+ * is O(1); a flow with bytes queued is never freed.  Idle flows are pruned
+ * by a timer, a bounded batch at a time, under the qdisc root lock.
+ * Past the "flows" cap, packets of unknown flows share one overflow flow,
+ * which DFS judges like any other: a spoofed flood can not exhaust memory,
+ * and it can not hurt the flows already known.
+ */
+#include <linux/module.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/ktime.h>
+#include <linux/jiffies.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+#include <net/inet_ecn.h>
+#include <net/flow_dissector.h>
+
+#include "dfs_btree.h"
+#include "dfs_cache.h"
+#include "dfs_decide.h"
+
+#define DFS_DEFAULT_LIMIT	(512 * 1024)
+#define DFS_DEFAULT_FLOWS	65536
+#define DFS_DEFAULT_ORDER	16
+#define DFS_DEFAULT_CACHE	32
+#define DFS_DEFAULT_PRUNE_MS	(3600 * MSEC_PER_SEC)	/* Table 2: 1 h */
+#define DFS_DEFAULT_RATE_US	(100 * USEC_PER_MSEC)
+
+#define DFS_LIMIT_MIN		1024
+#define DFS_LIMIT_MAX		(1U << 30)
+#define DFS_FLOWS_MAX		(1U << 24)
+#define DFS_PRUNE_BATCH		256	/* flows examined per timer run */
+
+struct dfs_skb_cb {
+	struct dfs_flow	*flow;
+};
+
+struct dfs_stats {
+	u64	new_flows;
+	u64	pruned;
+	u64	ecn_marked;
+	u64	drop_overlimit;
+	u64	drop_malicious;
+	u64	drop_wfs;
+	u64	flows_overflow;
+};
+
+struct dfs_sched_data {
+	struct dfs_params	params;
+	u32			flows_max;
+	u32			key_mode;	/* enum tc_dfs_key */
+	bool			ecn;
+	u32			prune_ms;
+
+	struct dfs_btree	btree;
+	struct dfs_cache	cache;
+	struct dfs_meter	meter;
+	struct dfs_flow		overflow;	/* new flows past flows_max */
+	u32			nflows;		/* in the B-tree and the cache */
+	u32			malicious;
+	u32			trending;
+	u32			wfs_ewma;
+
+	/* Prune (Algorithm 2), incremental: a round walks the B-tree in key
+	 * order from prune_cursor, DFS_PRUNE_BATCH flows per timer run.
+	 */
+	struct timer_list	prune_timer;
+	struct Qdisc		*sch;
+	u64			last_prune;	/* start of the last round */
+	u64			prune_before;	/* idle since: prune */
+	struct dfs_key		prune_cursor;
+	bool			prune_cursor_set;
+	bool			prune_active;
+
+	struct dfs_stats	stats;
+};
+
+static struct kmem_cache *dfs_flow_cachep __read_mostly;
+
+static struct dfs_skb_cb *dfs_skb_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct dfs_skb_cb));
+	return (struct dfs_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+/* Flow key of a packet; non-IP packets all share the zero key. */
+static void dfs_classify(const struct dfs_sched_data *q,
+			 const struct sk_buff *skb, struct dfs_key *key)
+{
+	struct flow_keys keys;
+	bool src, dst;
+
+	memset(key, 0, sizeof(*key));
+	if (!skb_flow_dissect_flow_keys(skb, &keys, 0))
+		return;
+
+	src = q->key_mode != TC_DFS_KEY_DST;
+	dst = q->key_mode != TC_DFS_KEY_SRC;
+	switch (keys.control.addr_type) {
+	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
+		key->family = AF_INET;
+		if (src)
+			memcpy(key->src, &keys.addrs.v4addrs.src, 4);
+		if (dst)
+			memcpy(key->dst, &keys.addrs.v4addrs.dst, 4);
+		break;
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
+		key->family = AF_INET6;
+		if (src)
+			memcpy(key->src, &keys.addrs.v6addrs.src, 16);
+		if (dst)
+			memcpy(key->dst, &keys.addrs.v6addrs.dst, 16);
+		break;
+	default:
+		return;
+	}
+
+	if (q->key_mode == TC_DFS_KEY_5TUPLE) {
+		key->proto = keys.basic.ip_proto;
+		/* Later fragments carry no ports: keep every fragment of a
+		 * datagram in one flow by ignoring ports on all of them.
+		 */
+		if (!(keys.control.flags & FLOW_DIS_IS_FRAGMENT)) {
+			key->sport = keys.ports.src;
+			key->dport = keys.ports.dst;
+		}
+	}
+}
+
+static void dfs_count_flags(struct dfs_sched_data *q, u8 flags, int sign)
+{
+	if (flags & DFS_F_MALICIOUS)
+		q->malicious += sign;
+	if (flags & DFS_F_TRENDING)
+		q->trending += sign;
+}
+
+static void dfs_flow_free(struct dfs_sched_data *q, struct dfs_flow *flow)
+{
+	dfs_count_flags(q, flow->flags, -1);
+	q->nflows--;
+	kmem_cache_free(dfs_flow_cachep, flow);
+}
+
+/* Find the flow of a packet, in the cache first (Algorithm 1, line 4). */
+static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
+				     const struct sk_buff *skb, u64 now)
+{
+	struct dfs_flow *flow;
+	struct dfs_key key;
+
+	dfs_classify(q, skb, &key);
+	flow = dfs_cache_lookup(&q->cache, &key);
+	if (flow)
+		return flow;
+	flow = dfs_btree_lookup(&q->btree, &key);
+	if (flow)
+		return flow;
+
+	if (q->nflows >= q->flows_max)
+		goto overflow;
+	flow = kmem_cache_zalloc(dfs_flow_cachep, GFP_ATOMIC | __GFP_NOWARN);
+	if (!flow)
+		goto overflow;
+	flow->key = key;
+	dfs_flow_init(flow, &q->params, now);
+	if (dfs_btree_insert(&q->btree, flow)) {
+		kmem_cache_free(dfs_flow_cachep, flow);
+		goto overflow;
+	}
+	q->nflows++;
+	q->stats.new_flows++;
+	return flow;
+
+overflow:
+	q->stats.flows_overflow++;
+	return &q->overflow;
+}
+
+/* Algorithm 1, lines 10-13.  A move that can not be made now (cache full,
+ * no memory for a B-tree node) is tried again on the next packet; the
+ * malicious mark is in the flow, so it is honoured wherever the flow is.
+ */
+static void dfs_flow_place(struct dfs_sched_data *q, struct dfs_flow *flow)
+{
+	if (flow == &q->overflow)
+		return;
+
+	if (flow->flags & DFS_F_CACHED) {
+		if (!dfs_flow_wants_btree(&q->params, flow) ||
+		    dfs_btree_insert(&q->btree, flow))
+			return;
+		dfs_cache_remove(&q->cache, flow);
+		flow->flags &= ~DFS_F_CACHED;
+	} else if (dfs_flow_wants_cache(&q->params, flow)) {
+		if (dfs_cache_insert(&q->cache, flow))
+			return;
+		dfs_btree_remove(&q->btree, &flow->key);
+		flow->flags |= DFS_F_CACHED;
+	}
+}
+
+static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	const struct dfs_params *p = &q->params;
+	unsigned int len = qdisc_pkt_len(skb);
+	enum dfs_verdict verdict;
+	struct dfs_flow *flow;
+	u64 now = ktime_get_ns();
+	u32 wfs;
+	u8 flags;
+
+	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
+	flow = dfs_flow_get(q, skb, now);
+	dfs_flow_arrival(flow, now, len, p->rate_interval_ns);
+	dfs_meter_seen(&q->meter, flow);
+
+	wfs = dfs_wfs(p->limit, sch->qstats.backlog,
+		      dfs_meter_active(&q->meter));
+	q->wfs_ewma = dfs_wfs_ewma(q->wfs_ewma, wfs, p->beta);
+
+	flags = flow->flags;
+	verdict = dfs_decide(p, flow, now, q->wfs_ewma,
+			     dfs_fair_rate(p, &q->meter));
+	if (flags != flow->flags) {
+		dfs_count_flags(q, flags, -1);
+		dfs_count_flags(q, flow->flags, 1);
+	}
+	dfs_flow_place(q, flow);
+
+	if (verdict == DFS_DROP) {
+		q->stats.drop_malicious++;
+		goto congestion_drop;
+	}
+	if (unlikely(sch->qstats.backlog + len > p->limit)) {
+		q->stats.drop_overlimit++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	if (verdict == DFS_MARK) {
+		if (!q->ecn || !INET_ECN_set_ce(skb)) {
+			q->stats.drop_wfs++;
+			goto congestion_drop;
+		}
+		q->stats.ecn_marked++;
+	}
+
+	flow->backlog += len;
+	dfs_skb_cb(skb)->flow = flow;
+	return qdisc_enqueue_tail(skb, sch);
+
+congestion_drop:
+	qdisc_drop(skb, sch, to_free);
+	return NET_XMIT_CN;
+}
+
+/* Dequeue (Algorithm 1's counterpart): sz_i -= size_p. */
+static void dfs_skb_departed(struct dfs_sched_data *q, struct sk_buff *skb)
+{
+	struct dfs_flow *flow = dfs_skb_cb(skb)->flow;
+
+	flow->backlog -= qdisc_pkt_len(skb);
+	q->meter.deq_bytes += qdisc_pkt_len(skb);
+}
+
+static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = qdisc_dequeue_head(sch);
+
+	if (skb)
+		dfs_skb_departed(q, skb);
+	return skb;
+}
+
+static void dfs_free_flow_cb(struct dfs_flow *flow, void *arg)
+{
+	dfs_flow_free(arg, flow);
+}
+
+/* Forget every flow; the queue must be empty. */
+static void dfs_flows_destroy(struct dfs_sched_data *q)
+{
+	u32 i;
+
+	for (i = 0; i < q->cache.size; i++) {
+		struct dfs_flow *flow = dfs_cache_at(&q->cache, i);
+
+		if (flow) {
+			dfs_cache_remove(&q->cache, flow);
+			dfs_flow_free(q, flow);
+		}
+	}
+	dfs_btree_destroy(&q->btree, dfs_free_flow_cb, q);
+	memset(&q->overflow, 0, sizeof(q->overflow));
+	dfs_flow_init(&q->overflow, &q->params, ktime_get_ns());
+	q->malicious = 0;
+	q->trending = 0;
+	q->prune_active = false;
+}
+
+static void dfs_reset(struct Qdisc *sch)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+
+	qdisc_reset_queue(sch);
+	dfs_flows_destroy(q);
+	dfs_meter_init(&q->meter, ktime_get_ns());
+	q->wfs_ewma = q->params.limit;
+}
+
+/* Drop queued packets, oldest first, until the backlog fits the limit. */
+static void dfs_trim_queue(struct Qdisc *sch)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	unsigned int qlen = sch->q.qlen, backlog = sch->qstats.backlog;
+
+	while (sch->qstats.backlog > q->params.limit) {
+		struct sk_buff *skb = qdisc_dequeue_head(sch);
+
+		dfs_skb_departed(q, skb);
+		q->meter.deq_bytes -= qdisc_pkt_len(skb);
+		q->stats.drop_overlimit++;
+		rtnl_qdisc_drop(skb, sch);
+	}
+	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
+				  backlog - sch->qstats.backlog);
+}
+
+static bool dfs_flow_idle(const struct dfs_sched_data *q,
+			  const struct dfs_flow *flow)
+{
+	return !flow->backlog && flow->last_seen < q->prune_before;
+}
+
+/* One batch of Algorithm 2; returns true while the round goes on. */
+static bool dfs_prune_batch(struct dfs_sched_data *q)
+{
+	u32 budget = DFS_PRUNE_BATCH;
+	struct dfs_flow *flow;
+
+	while (budget--) {
+		flow = dfs_btree_next(&q->btree, q->prune_cursor_set ?
+				      &q->prune_cursor : NULL);
+		if (!flow)
+			return false;
+		q->prune_cursor = flow->key;
+		q->prune_cursor_set = true;
+		if (dfs_flow_idle(q, flow)) {
+			dfs_btree_remove(&q->btree, &flow->key);
+			dfs_flow_free(q, flow);
+			q->stats.pruned++;
+		}
+	}
+	return true;
+}
+
+static void dfs_prune_start(struct dfs_sched_data *q, u64 now)
+{
+	u32 i;
+
+	q->prune_before = q->last_prune;
+	q->last_prune = now;
+	for (i = 0; i < q->cache.size; i++) {
+		struct dfs_flow *flow = dfs_cache_at(&q->cache, i);
+
+		if (flow && dfs_flow_idle(q, flow)) {
+			dfs_cache_remove(&q->cache, flow);
+			dfs_flow_free(q, flow);
+			q->stats.pruned++;
+		}
+	}
+	q->prune_cursor_set = false;
+	q->prune_active = true;
+}
+
+static void dfs_prune_timer(struct timer_list *t)
+{
+	struct dfs_sched_data *q = from_timer(q, t, prune_timer);
+	struct Qdisc *sch = q->sch;
+	spinlock_t *root_lock = qdisc_lock(qdisc_root_sleeping(sch));
+	unsigned long next;
+	u64 now = ktime_get_ns();
+
+	spin_lock(root_lock);
+	if (!q->prune_active &&
+	    now - q->last_prune >= (u64)q->prune_ms * NSEC_PER_MSEC)
+		dfs_prune_start(q, now);
+	if (q->prune_active)
+		q->prune_active = dfs_prune_batch(q);
+	/* Go on at once while a round is under way, else check again in a
+	 * tenth of the interval (at most a second late).
+	 */
+	if (q->prune_active)
+		next = 1;
+	else
+		next = min_t(unsigned long,
+			     msecs_to_jiffies(q->prune_ms) / 10 + 1, HZ);
+	spin_unlock(root_lock);
+
+	mod_timer(&q->prune_timer, jiffies + next);
+}
+
+static struct netlink_range_validation dfs_limit_range = {
+	.min = DFS_LIMIT_MIN, .max = DFS_LIMIT_MAX,
+};
+static struct netlink_range_validation dfs_flows_range = {
+	.min = 1, .max = DFS_FLOWS_MAX,
+};
+static struct netlink_range_validation dfs_order_range = {
+	.min = DFS_BTREE_ORDER_MIN, .max = DFS_BTREE_ORDER_MAX,
+};
+static struct netlink_range_validation dfs_cache_range = {
+	.min = 0, .max = DFS_CACHE_MAX,
+};
+static struct netlink_range_validation dfs_fraction_range = {
+	.min = 0, .max = TC_DFS_ONE,
+};
+static struct netlink_range_validation dfs_step_range = {
+	.min = 1, .max = TC_DFS_ONE,
+};
+static struct netlink_range_validation dfs_freeze_range = {
+	.min = 0, .max = 10 * USEC_PER_SEC,
+};
+static struct netlink_range_validation dfs_tolerance_range = {
+	.min = 0, .max = 1000,
+};
+static struct netlink_range_validation dfs_prune_range = {
+	.min = MSEC_PER_SEC, .max = 7 * 24 * 3600 * MSEC_PER_SEC,
+};
+static struct netlink_range_validation dfs_rate_interval_range = {
+	.min = USEC_PER_MSEC, .max = 10 * USEC_PER_SEC,
+};
+
+static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
+	[TCA_DFS_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_limit_range),
+	[TCA_DFS_FLOWS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_flows_range),
+	[TCA_DFS_ORDER]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_order_range),
+	[TCA_DFS_CACHE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_cache_range),
+	[TCA_DFS_KEY]		= NLA_POLICY_MAX(NLA_U32, TC_DFS_KEY_MAX),
+	[TCA_DFS_MAX_TH]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_step_range),
+	[TCA_DFS_MIN_TH]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_fraction_range),
+	[TCA_DFS_DELTA_I]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_step_range),
+	[TCA_DFS_DELTA_D]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_step_range),
+	[TCA_DFS_FREEZE_TIME]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_freeze_range),
+	[TCA_DFS_TOLERANCE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_tolerance_range),
+	[TCA_DFS_BETA]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_step_range),
+	[TCA_DFS_PRUNE_INTERVAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_prune_range),
+	[TCA_DFS_RATE_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&dfs_rate_interval_range),
+	[TCA_DFS_ECN]		= NLA_POLICY_MAX(NLA_U32, 1),
+	[TCA_DFS_BANDWIDTH]	= { .type = NLA_U64 },
+};
+
+/* Everything "change" may set, so it can be checked before it is applied. */
+struct dfs_config {
+	struct dfs_params	params;
+	u32			flows_max;
+	u32			order;
+	u32			cache_size;
+	u32			key_mode;
+	u32			prune_ms;
+	bool			ecn;
+};
+
+static void dfs_config_get(const struct dfs_sched_data *q,
+			   struct dfs_config *c)
+{
+	c->params = q->params;
+	c->flows_max = q->flows_max;
+	c->order = q->btree.order;
+	c->cache_size = q->cache.size;
+	c->key_mode = q->key_mode;
+	c->prune_ms = q->prune_ms;
+	c->ecn = q->ecn;
+}
+
+static void dfs_config_parse(struct nlattr **tb, struct dfs_config *c)
+{
+	struct dfs_params *p = &c->params;
+
+	if (tb[TCA_DFS_LIMIT])
+		p->limit = nla_get_u32(tb[TCA_DFS_LIMIT]);
+	if (tb[TCA_DFS_FLOWS])
+		c->flows_max = nla_get_u32(tb[TCA_DFS_FLOWS]);
+	if (tb[TCA_DFS_ORDER])
+		c->order = nla_get_u32(tb[TCA_DFS_ORDER]);
+	if (tb[TCA_DFS_CACHE])
+		c->cache_size = nla_get_u32(tb[TCA_DFS_CACHE]);
+	if (tb[TCA_DFS_KEY])
+		c->key_mode = nla_get_u32(tb[TCA_DFS_KEY]);
+	if (tb[TCA_DFS_MAX_TH])
+		p->max_th = nla_get_u32(tb[TCA_DFS_MAX_TH]);
+	if (tb[TCA_DFS_MIN_TH])
+		p->min_th = nla_get_u32(tb[TCA_DFS_MIN_TH]);
+	if (tb[TCA_DFS_DELTA_I])
+		p->delta_i = nla_get_u32(tb[TCA_DFS_DELTA_I]);
+	if (tb[TCA_DFS_DELTA_D])
+		p->delta_d = nla_get_u32(tb[TCA_DFS_DELTA_D]);
+	if (tb[TCA_DFS_FREEZE_TIME])
+		p->freeze_ns = (u64)nla_get_u32(tb[TCA_DFS_FREEZE_TIME]) *
+			       NSEC_PER_USEC;
+	if (tb[TCA_DFS_TOLERANCE])
+		p->tolerance = nla_get_u32(tb[TCA_DFS_TOLERANCE]);
+	if (tb[TCA_DFS_BETA])
+		p->beta = nla_get_u32(tb[TCA_DFS_BETA]);
+	if (tb[TCA_DFS_PRUNE_INTERVAL])
+		c->prune_ms = nla_get_u32(tb[TCA_DFS_PRUNE_INTERVAL]);
+	if (tb[TCA_DFS_RATE_INTERVAL])
+		p->rate_interval_ns =
+			(u64)nla_get_u32(tb[TCA_DFS_RATE_INTERVAL]) *
+			NSEC_PER_USEC;
+	if (tb[TCA_DFS_ECN])
+		c->ecn = nla_get_u32(tb[TCA_DFS_ECN]);
+	if (tb[TCA_DFS_BANDWIDTH])
+		p->bandwidth = nla_get_u64(tb[TCA_DFS_BANDWIDTH]);
+}
+
+static int dfs_config_check(const struct dfs_config *c,
+			    struct netlink_ext_ack *extack)
+{
+	const struct dfs_params *p = &c->params;
+
+	if (p->min_th >= p->max_th) {
+		NL_SET_ERR_MSG_MOD(extack, "min_th must be below max_th");
+		return -EINVAL;
+	}
+	/* Past this bound no flow can become trending, so none is ever
+	 * marked malicious: refuse rather than silently disarm DFS.
+	 */
+	if (p->min_th + (u64)p->tolerance * p->delta_i >= p->max_th) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "min_th + tolerance * delta_i must be below max_th");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Move every flow into a B-tree of @order and the cache @nc; cached flows
+ * that do not fit in @nc go back to the tree.  All or nothing: on failure
+ * the old structures are untouched.
+ */
+static int dfs_rebuild(struct dfs_sched_data *q, u32 order,
+		       struct dfs_cache *nc)
+{
+	struct dfs_flow *flow = NULL;
+	struct dfs_btree nb;
+	u32 i;
+
+	dfs_btree_init(&nb, order);
+	while ((flow = dfs_btree_next(&q->btree, flow ? &flow->key : NULL))) {
+		if (dfs_btree_insert(&nb, flow))
+			goto fail;
+	}
+	for (i = 0; i < q->cache.size; i++) {
+		flow = dfs_cache_at(&q->cache, i);
+		if (flow && dfs_cache_insert(nc, flow) &&
+		    dfs_btree_insert(&nb, flow))
+			goto fail;
+	}
+
+	for (i = 0; i < q->cache.size; i++) {
+		flow = dfs_cache_at(&q->cache, i);
+		if (flow && !dfs_cache_lookup(nc, &flow->key))
+			flow->flags &= ~DFS_F_CACHED;
+	}
+	dfs_btree_destroy(&q->btree, NULL, NULL);
+	dfs_cache_free(&q->cache);
+	q->btree = nb;
+	q->cache = *nc;
+	return 0;
+
+fail:
+	dfs_btree_destroy(&nb, NULL, NULL);
+	return -ENOMEM;
+}
+
+static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
+		      struct netlink_ext_ack *extack)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_DFS_MAX + 1];
+	struct dfs_cache nc = {};
+	struct dfs_config c;
+	bool rebuild;
+	int err;
+
+	err = nla_parse_nested(tb, TCA_DFS_MAX, opt, dfs_policy, extack);
+	if (err < 0)
+		return err;
+
+	dfs_config_get(q, &c);
+	dfs_config_parse(tb, &c);
+	err = dfs_config_check(&c, extack);
+	if (err)
+		return err;
+
+	rebuild = c.order != q->btree.order || c.cache_size != q->cache.size;
+	if (rebuild) {
+		err = dfs_cache_init(&nc, c.cache_size);
+		if (err) {
+			NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
+			return err;
+		}
+	}
+
+	sch_tree_lock(sch);
+	if (c.key_mode != q->key_mode) {
+		/* Known flows mean nothing under another key: start over. */
+		unsigned int qlen = sch->q.qlen, backlog = sch->qstats.backlog;
+
+		qdisc_reset_queue(sch);
+		qdisc_tree_reduce_backlog(sch, qlen, backlog);
+		dfs_flows_destroy(q);
+	}
+	if (rebuild && dfs_rebuild(q, c.order, &nc)) {
+		sch_tree_unlock(sch);
+		dfs_cache_free(&nc);
+		NL_SET_ERR_MSG_MOD(extack, "no memory to rebuild the flow table");
+		return -ENOMEM;
+	}
+
+	q->params = c.params;
+	q->flows_max = c.flows_max;
+	q->key_mode = c.key_mode;
+	q->prune_ms = c.prune_ms;
+	q->ecn = c.ecn;
+	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
+	dfs_trim_queue(sch);
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static void dfs_destroy(struct Qdisc *sch)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+
+	del_timer_sync(&q->prune_timer);
+	dfs_flows_destroy(q);
+	dfs_cache_free(&q->cache);
+}
+
+static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
+		    struct netlink_ext_ack *extack)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	struct dfs_params *p = &q->params;
+	u64 now = ktime_get_ns();
+	int err;
+
+	q->sch = sch;
+	timer_setup(&q->prune_timer, dfs_prune_timer, TIMER_DEFERRABLE);
+
+	/* Table 2 of the paper */
+	p->limit = DFS_DEFAULT_LIMIT;
+	p->max_th = TC_DFS_ONE;
+	p->min_th = 0;
+	p->delta_i = TC_DFS_ONE / 25;		/* 0.04 */
+	p->delta_d = TC_DFS_ONE / 25;		/* 0.04 */
+	p->freeze_ns = 10 * NSEC_PER_MSEC;
+	p->tolerance = 3;
+	p->beta = TC_DFS_ONE / 20;		/* 0.05 */
+	p->rate_interval_ns = DFS_DEFAULT_RATE_US * NSEC_PER_USEC;
+	p->bandwidth = 0;
+	q->prune_ms = DFS_DEFAULT_PRUNE_MS;
+	q->flows_max = DFS_DEFAULT_FLOWS;
+	q->key_mode = TC_DFS_KEY_SRCDST;
+	q->ecn = true;
+
+	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
+	err = dfs_cache_init(&q->cache, DFS_DEFAULT_CACHE);
+	if (err)
+		return err;
+	dfs_flow_init(&q->overflow, p, now);
+	dfs_meter_init(&q->meter, now);
+
+	if (opt) {
+		err = dfs_change(sch, opt, extack);
+		if (err)
+			return err;
+	}
+	q->wfs_ewma = p->limit;
+	q->last_prune = now;
+	mod_timer(&q->prune_timer, jiffies + HZ);
+	return 0;
+}
+
+static int dfs_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	const struct dfs_params *p = &q->params;
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+
+	if (nla_put_u32(skb, TCA_DFS_LIMIT, p->limit) ||
+	    nla_put_u32(skb, TCA_DFS_FLOWS, q->flows_max) ||
+	    nla_put_u32(skb, TCA_DFS_ORDER, q->btree.order) ||
+	    nla_put_u32(skb, TCA_DFS_CACHE, q->cache.size) ||
+	    nla_put_u32(skb, TCA_DFS_KEY, q->key_mode) ||
+	    nla_put_u32(skb, TCA_DFS_MAX_TH, p->max_th) ||
+	    nla_put_u32(skb, TCA_DFS_MIN_TH, p->min_th) ||
+	    nla_put_u32(skb, TCA_DFS_DELTA_I, p->delta_i) ||
+	    nla_put_u32(skb, TCA_DFS_DELTA_D, p->delta_d) ||
+	    nla_put_u32(skb, TCA_DFS_FREEZE_TIME,
+			div_u64(p->freeze_ns, NSEC_PER_USEC)) ||
+	    nla_put_u32(skb, TCA_DFS_TOLERANCE, p->tolerance) ||
+	    nla_put_u32(skb, TCA_DFS_BETA, p->beta) ||
+	    nla_put_u32(skb, TCA_DFS_PRUNE_INTERVAL, q->prune_ms) ||
+	    nla_put_u32(skb, TCA_DFS_RATE_INTERVAL,
+			div_u64(p->rate_interval_ns, NSEC_PER_USEC)) ||
+	    nla_put_u32(skb, TCA_DFS_ECN, q->ecn) ||
+	    nla_put_u64_64bit(skb, TCA_DFS_BANDWIDTH, p->bandwidth,
+			      TCA_DFS_PAD))
+		goto nla_put_failure;
+
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -1;
+}
+
+static u64 dfs_memory_usage(const struct dfs_sched_data *q)
+{
+	return q->btree.mem + (u64)q->nflows * kmem_cache_size(dfs_flow_cachep) +
+	       q->cache.size * sizeof(struct dfs_cache_slot);
+}
+
+static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	struct tc_dfs_xstats xst = { .type = TCA_DFS_XSTATS_QDISC };
+	struct tc_dfs_qd_stats *st = &xst.qdisc_stats;
+
+	sch_tree_lock(sch);
+	st->flows = q->nflows;
+	st->btree_flows = q->btree.count;
+	st->cache_flows = q->cache.count;
+	st->malicious = q->malicious;
+	st->trending = q->trending;
+	st->active_flows = dfs_meter_active(&q->meter);
+	st->btree_height = q->btree.height;
+	st->wfs = q->wfs_ewma;
+	st->fair_rate = dfs_fair_rate(&q->params, &q->meter);
+	st->new_flows = q->stats.new_flows;
+	st->pruned = q->stats.pruned;
+	st->ecn_marked = q->stats.ecn_marked;
+	st->drop_overlimit = q->stats.drop_overlimit;
+	st->drop_malicious = q->stats.drop_malicious;
+	st->drop_wfs = q->stats.drop_wfs;
+	st->flows_overflow = q->stats.flows_overflow;
+	st->memory_usage = dfs_memory_usage(q);
+	sch_tree_unlock(sch);
+
+	return gnet_stats_copy_app(d, &xst, sizeof(xst));
+}
+
+/* Classes: the cache slots, read only, so "tc -s class show" lists the
+ * flows DFS holds as malicious.
+ */
+static struct Qdisc *dfs_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	return NULL;
+}
+
+static unsigned long dfs_find(struct Qdisc *sch, u32 classid)
+{
+	return 0;
+}
+
+static int dfs_dump_class(struct Qdisc *sch, unsigned long cl,
+			  struct sk_buff *skb, struct tcmsg *tcm)
+{
+	tcm->tcm_handle |= TC_H_MIN(cl);
+	return 0;
+}
+
+static int dfs_dump_class_stats(struct Qdisc *sch, unsigned long cl,
+				struct gnet_dump *d)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	struct tc_dfs_xstats xst = { .type = TCA_DFS_XSTATS_CLASS };
+	struct tc_dfs_cl_stats *st = &xst.class_stats;
+	struct gnet_stats_queue qs = {};
+	const struct dfs_flow *flow;
+
+	sch_tree_lock(sch);
+	flow = dfs_cache_at(&q->cache, cl - 1);
+	if (flow) {
+		st->family = flow->key.family;
+		st->proto = flow->key.proto;
+		st->sport = flow->key.sport;
+		st->dport = flow->key.dport;
+		memcpy(st->src, flow->key.src, sizeof(st->src));
+		memcpy(st->dst, flow->key.dst, sizeof(st->dst));
+		st->pm = flow->pm;
+		st->backlog = flow->backlog;
+		st->bitrate = flow->bitrate;
+		if (flow->flags & DFS_F_MALICIOUS)
+			st->flags |= TC_DFS_FLOW_MALICIOUS;
+		if (flow->flags & DFS_F_TRENDING)
+			st->flags |= TC_DFS_FLOW_TRENDING;
+		qs.backlog = flow->backlog;
+	}
+	sch_tree_unlock(sch);
+
+	if (gnet_stats_copy_queue(d, NULL, &qs, 0) < 0)
+		return -1;
+	return gnet_stats_copy_app(d, &xst, sizeof(xst));
+}
+
+static void dfs_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	u32 i;
+
+	if (arg->stop)
+		return;
+	for (i = 0; i < q->cache.size; i++) {
+		/* Racy peek, under RTNL only; the stats are read locked. */
+		if (!READ_ONCE(q->cache.slot[i].flow))
+			continue;
+		if (!tc_qdisc_stats_dump(sch, i + 1, arg))
+			break;
+	}
+}
+
+static const struct Qdisc_class_ops dfs_class_ops = {
+	.leaf		= dfs_leaf,
+	.find		= dfs_find,
+	.dump		= dfs_dump_class,
+	.dump_stats	= dfs_dump_class_stats,
+	.walk		= dfs_walk,
+};
+
+static struct Qdisc_ops dfs_qdisc_ops __read_mostly = {
+	.cl_ops		= &dfs_class_ops,
+	.id		= "dfs",
+	.priv_size	= sizeof(struct dfs_sched_data),
+	.enqueue	= dfs_enqueue,
+	.dequeue	= dfs_dequeue,
+	.peek		= qdisc_peek_head,
+	.init		= dfs_init,
+	.reset		= dfs_reset,
+	.destroy	= dfs_destroy,
+	.change		= dfs_change,
+	.dump		= dfs_dump,
+	.dump_stats	= dfs_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+static int __init dfs_module_init(void)
+{
+	int err;
+
+	dfs_flow_cachep = KMEM_CACHE(dfs_flow, 0);
+	if (!dfs_flow_cachep)
+		return -ENOMEM;
+	err = register_qdisc(&dfs_qdisc_ops);
+	if (err)
+		kmem_cache_destroy(dfs_flow_cachep);
+	return err;
+}
+
+static void __exit dfs_module_exit(void)
+{
+	unregister_qdisc(&dfs_qdisc_ops);
+	kmem_cache_destroy(dfs_flow_cachep);
+}
+
+module_init(dfs_module_init);
+module_exit(dfs_module_exit);
+MODULE_AUTHOR("sch_dfs developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Deterministic Fair Sharing (DFS) AQM");
+#ifdef MODULE_ALIAS_NET_SCH
+MODULE_ALIAS_NET_SCH("dfs");
+#endif

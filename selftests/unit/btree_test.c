@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * B-tree unit tests: basic operations, then random operations checked
+ * against a reference (a presence bitmap over a small key space), with the
+ * full invariant check after every step, ordered walks, "next" iteration
+ * and injected allocation failures.
+ */
+#include "dfs_btree.h"
+#include "unit.h"
+
+#define NKEYS	3000
+
+static struct dfs_flow flows[NKEYS];
+static bool present[NKEYS];
+
+/* Keys spread over all five words so every comparison word matters. */
+static void make_key(struct dfs_key *k, unsigned int i)
+{
+	memset(k, 0, sizeof(*k));
+	k->w[0] = i % 7;
+	k->w[1] = (i / 7) % 5;
+	k->w[2] = i / 35;
+	k->w[4] = i & 1;
+}
+
+static int key_index(const struct dfs_flow *f)
+{
+	return (int)(f - flows);
+}
+
+static void setup(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NKEYS; i++)
+		make_key(&flows[i].key, i);
+	memset(present, 0, sizeof(present));
+}
+
+static int collect(struct dfs_flow *f, void *arg)
+{
+	struct dfs_flow ***out = arg;
+
+	*(*out)++ = f;
+	return 0;
+}
+
+/* Ordered walk and next() both give exactly the present keys, sorted. */
+static void check_order(struct dfs_btree *bt)
+{
+	static struct dfs_flow *seen[NKEYS];
+	struct dfs_flow **out = seen, *f = NULL;
+	unsigned int n, i, expect = 0;
+
+	dfs_btree_walk(bt, collect, &out);
+	n = out - seen;
+	for (i = 0; i < NKEYS; i++)
+		expect += present[i];
+	CHECK(n == expect, "walk saw %u of %u", n, expect);
+	for (i = 1; i < n; i++)
+		CHECK(dfs_key_cmp(&seen[i - 1]->key, &seen[i]->key) < 0,
+		      "walk out of order at %u", i);
+	for (i = 0; i < n; i++) {
+		f = dfs_btree_next(bt, i ? &f->key : NULL);
+		CHECK(f == seen[i], "next() differs from walk at %u", i);
+	}
+	CHECK(!dfs_btree_next(bt, n ? &seen[n - 1]->key : NULL),
+	      "next() past the last key");
+}
+
+static void test_basic(void)
+{
+	unsigned int order;
+
+	for (order = 2; order <= 17; order += 5) {
+		struct dfs_btree bt;
+		unsigned int i;
+
+		setup();
+		dfs_btree_init(&bt, order);
+		CHECK(!dfs_btree_lookup(&bt, &flows[0].key), "empty lookup");
+		CHECK(!dfs_btree_remove(&bt, &flows[0].key), "empty remove");
+		for (i = 0; i < 500; i++) {
+			CHECK(!dfs_btree_insert(&bt, &flows[i]), "insert %u", i);
+			present[i] = true;
+		}
+		CHECK(dfs_btree_insert(&bt, &flows[7]) == -EEXIST, "dup");
+		CHECK(!dfs_btree_check(&bt), "invariants, order %u", order);
+		CHECK(bt.count == 500, "count %u", bt.count);
+		for (i = 0; i < 600; i++)
+			CHECK(dfs_btree_lookup(&bt, &flows[i].key) ==
+			      (i < 500 ? &flows[i] : NULL), "lookup %u", i);
+		check_order(&bt);
+		for (i = 0; i < 500; i += 2) {
+			CHECK(dfs_btree_remove(&bt, &flows[i].key) == &flows[i],
+			      "remove %u", i);
+			present[i] = false;
+		}
+		CHECK(!dfs_btree_check(&bt), "invariants after removes");
+		check_order(&bt);
+		for (i = 1; i < 500; i += 2)
+			CHECK(dfs_btree_remove(&bt, &flows[i].key) == &flows[i],
+			      "remove %u", i);
+		CHECK(!bt.root && !bt.height && !bt.count && !bt.nodes &&
+		      !bt.mem, "empty tree keeps nothing");
+		dfs_btree_destroy(&bt, NULL, NULL);
+	}
+}
+
+static void test_height(void)
+{
+	struct dfs_btree bt;
+	unsigned int i;
+
+	setup();
+	dfs_btree_init(&bt, 2);
+	for (i = 0; i < NKEYS; i++)
+		dfs_btree_insert(&bt, &flows[i]);
+	/* A B-tree of minimum degree t holding n keys is at most
+	 * log_t((n + 1) / 2) + 1 levels high; for t = 2, n = 3000: 11.
+	 */
+	CHECK(bt.height <= 11, "height %u", bt.height);
+	dfs_btree_destroy(&bt, NULL, NULL);
+	CHECK(!bt.nodes && !bt.mem, "destroy frees every node");
+}
+
+static void test_random(void)
+{
+	static const unsigned int orders[] = { 2, 3, 4, 8, 16, 64 };
+	unsigned int o;
+
+	srand(1);
+	for (o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
+		struct dfs_btree bt;
+		unsigned int step, bad = 0;
+
+		setup();
+		dfs_btree_init(&bt, orders[o]);
+		for (step = 0; step < 40000; step++) {
+			unsigned int i = rand() % NKEYS;
+			int op = rand() % 3;
+
+			if (op == 0) {
+				int err = dfs_btree_insert(&bt, &flows[i]);
+
+				bad += err != (present[i] ? -EEXIST : 0);
+				present[i] = true;
+			} else if (op == 1) {
+				struct dfs_flow *f = dfs_btree_remove(&bt,
+								&flows[i].key);
+
+				bad += f != (present[i] ? &flows[i] : NULL);
+				present[i] = false;
+			} else {
+				bad += dfs_btree_lookup(&bt, &flows[i].key) !=
+				       (present[i] ? &flows[i] : NULL);
+			}
+			if (step % 97 == 0)
+				bad += dfs_btree_check(&bt) != 0;
+		}
+		CHECK(!bad, "order %u: %u mismatches", orders[o], bad);
+		CHECK(!dfs_btree_check(&bt), "order %u invariants", orders[o]);
+		check_order(&bt);
+		dfs_btree_destroy(&bt, NULL, NULL);
+	}
+}
+
+static void test_alloc_failure(void)
+{
+	struct dfs_btree bt;
+	unsigned int i, failed = 0, bad = 0;
+
+	setup();
+	dfs_btree_init(&bt, 3);
+	dfs_user_alloc_fail_every = 7;
+	for (i = 0; i < NKEYS; i++) {
+		int err = dfs_btree_insert(&bt, &flows[i]);
+
+		if (err == -ENOMEM)
+			failed++;
+		else
+			present[i] = true;
+		bad += dfs_btree_check(&bt) != 0;
+	}
+	dfs_user_alloc_fail_every = 0;
+	CHECK(failed > 0, "no allocation failed");
+	CHECK(!bad, "%u invalid trees after failed inserts", bad);
+	for (i = 0; i < NKEYS; i++)
+		bad += dfs_btree_lookup(&bt, &flows[i].key) !=
+		       (present[i] ? &flows[i] : NULL);
+	CHECK(!bad, "%u lookups wrong after failed inserts", bad);
+	check_order(&bt);
+	dfs_btree_destroy(&bt, NULL, NULL);
+}
+
+static int freed;
+
+static void count_free(struct dfs_flow *f, void *arg)
+{
+	(void)arg;
+	freed += key_index(f) >= 0;
+}
+
+static void test_destroy_callback(void)
+{
+	struct dfs_btree bt;
+	unsigned int i;
+
+	setup();
+	dfs_btree_init(&bt, 4);
+	for (i = 0; i < 1000; i++)
+		dfs_btree_insert(&bt, &flows[i]);
+	freed = 0;
+	dfs_btree_destroy(&bt, count_free, NULL);
+	CHECK(freed == 1000, "destroy visited %d flows", freed);
+}
+
+int main(void)
+{
+	TEST(test_basic);
+	TEST(test_height);
+	TEST(test_random);
+	TEST(test_alloc_failure);
+	TEST(test_destroy_callback);
+	return unit_summary("btree_test");
+}

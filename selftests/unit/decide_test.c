@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decision logic unit tests: Eq. (1), the EWMA, the meter, bitrates, and
+ * Algorithm 3 driven packet by packet with a synthetic clock.
+ */
+#include "dfs_decide.h"
+#include "unit.h"
+
+#define MS	NSEC_PER_MSEC
+#define ONE	TC_DFS_ONE
+
+static struct dfs_params defaults(void)
+{
+	struct dfs_params p = {
+		.limit = 100000, .max_th = ONE, .min_th = 0,
+		.delta_i = ONE / 25, .delta_d = ONE / 25,
+		.freeze_ns = 10 * MS, .tolerance = 3, .beta = ONE / 20,
+		.rate_interval_ns = 100 * MS,
+	};
+	return p;
+}
+
+static void test_wfs(void)
+{
+	/* The paper's examples: 20 % full allows 4x the fair share, 80 %
+	 * full a quarter of it.
+	 */
+	CHECK(dfs_wfs(100000, 20000, 10) == 40000, "20%%: %u",
+	      dfs_wfs(100000, 20000, 10));
+	CHECK(dfs_wfs(100000, 80000, 10) == 2500, "80%%: %u",
+	      dfs_wfs(100000, 80000, 10));
+	CHECK(dfs_wfs(100000, 50000, 4) == 25000, "50%% is b/n");
+	CHECK(dfs_wfs(100000, 0, 4) == 100000, "empty queue: whole buffer");
+	CHECK(dfs_wfs(100000, 100000, 4) == 0, "full queue: nothing");
+	CHECK(dfs_wfs(100000, 120000, 4) == 0, "over full: nothing");
+	CHECK(dfs_wfs(100000, 50000, 0) == 100000, "n = 0 counts as 1");
+	CHECK(dfs_wfs(100000, 1, 1) == 100000, "capped at b");
+	CHECK(dfs_wfs(1U << 30, 1, 1) == 1U << 30, "no overflow at 1 GB");
+}
+
+static void test_ewma(void)
+{
+	u32 e = 100000;
+	int i;
+
+	for (i = 0; i < 200; i++)
+		e = dfs_wfs_ewma(e, 10000, ONE / 20);
+	CHECK(e >= 10000 && e < 10100, "converges: %u", e);
+	CHECK(dfs_wfs_ewma(5000, 9000, ONE) == 9000, "beta 1 follows");
+}
+
+static void test_meter(void)
+{
+	struct dfs_meter m;
+	struct dfs_flow a = {}, b = {};
+	struct dfs_params p = defaults();
+
+	dfs_meter_init(&m, 0);
+	CHECK(dfs_meter_active(&m) == 1, "at least one");
+	dfs_meter_seen(&m, &a);
+	dfs_meter_seen(&m, &a);
+	dfs_meter_seen(&m, &b);
+	CHECK(dfs_meter_active(&m) == 2, "two seen: %u", dfs_meter_active(&m));
+	m.deq_bytes = 125000;
+	dfs_meter_tick(&m, 100 * MS, 100 * MS);
+	CHECK(m.deq_rate == 1250000, "rate %llu", (unsigned long long)m.deq_rate);
+	CHECK(dfs_meter_active(&m) == 2, "previous epoch still counts");
+	CHECK(dfs_fair_rate(&p, &m) == 625000, "fair = rate / n");
+	p.bandwidth = 1000000;
+	CHECK(dfs_fair_rate(&p, &m) == 500000, "bandwidth overrides");
+	dfs_meter_seen(&m, &a);
+	dfs_meter_tick(&m, 200 * MS, 100 * MS);
+	CHECK(dfs_meter_active(&m) == 1, "b went idle");
+	dfs_meter_tick(&m, 900 * MS, 100 * MS);
+	CHECK(dfs_meter_active(&m) == 1 && !m.prev_active, "idle gap");
+}
+
+static void test_bitrate(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	u64 t;
+
+	dfs_flow_init(&f, &p, 0);
+	for (t = 0; t <= 100 * MS; t += MS)
+		dfs_flow_arrival(&f, t, 1000, p.rate_interval_ns);
+	/* 100 packets of 1000 bytes in 100 ms */
+	CHECK(f.bitrate == 1000000, "bitrate %llu",
+	      (unsigned long long)f.bitrate);
+}
+
+/*
+ * Drive a flow: a packet every @step ns from @t for @dur ns, with the
+ * given backlog and bitrate; returns the last verdict.
+ */
+static enum dfs_verdict drive(struct dfs_params *p, struct dfs_flow *f,
+			      u64 *t, u64 dur, u64 step, u32 backlog,
+			      u32 wfs, u64 bitrate, u64 fair)
+{
+	enum dfs_verdict v = DFS_ALLOW;
+	u64 end = *t + dur;
+
+	for (; *t < end; *t += step) {
+		f->backlog = backlog;
+		f->bitrate = bitrate;
+		v = dfs_decide(p, f, *t, wfs, fair);
+	}
+	return v;
+}
+
+static void test_pm_rises(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	enum dfs_verdict v;
+	u64 t = 0;
+
+	dfs_flow_init(&f, &p, 0);
+	/* Under its share: allowed, p_m stays at min_th. */
+	v = drive(&p, &f, &t, 50 * MS, MS, 1000, 5000, 0, 0);
+	CHECK(v == DFS_ALLOW && f.pm == 0, "fair flow: pm %u", f.pm);
+
+	/* Over its share: marked, p_m rises at most once per freeze_time
+	 * (a gap strictly longer than it): at 50, 61 and 72 ms.
+	 */
+	v = drive(&p, &f, &t, 25 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(v == DFS_MARK, "unfair flow is ECN marked");
+	CHECK(f.pm == 3 * p.delta_i, "three rises in 25 ms: pm %u", f.pm);
+	CHECK(!(f.flags & DFS_F_TRENDING), "tolerance rises are tolerated");
+	CHECK(f.flags & DFS_F_STORE_BR, "bitrate stored");
+	v = drive(&p, &f, &t, 30 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.flags & DFS_F_TRENDING, "trending after tolerance rises");
+	CHECK(!(f.flags & DFS_F_MALICIOUS), "not malicious yet");
+}
+
+static void test_marked_and_unmarked(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	enum dfs_verdict v;
+	u64 t = 0;
+
+	dfs_flow_init(&f, &p, 0);
+	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.flags & DFS_F_TRENDING, "trending");
+
+	/* Twice the fair rate: p_m grows by 2 * delta_i per freeze_time
+	 * and reaches max_th well within a second.
+	 */
+	v = drive(&p, &f, &t, 200 * MS, MS, 8000, 5000, 2000000, 1000000);
+	CHECK(f.flags & DFS_F_MALICIOUS, "marked malicious: pm %u", f.pm);
+	CHECK(f.pm == p.max_th, "pm at max_th");
+	CHECK(v == DFS_DROP, "malicious flow is dropped");
+	CHECK(dfs_flow_wants_cache(&p, &f), "moves to the cache");
+
+	/* Dropped, it keeps nothing in the buffer; its bitrate falls to half
+	 * the fair rate: p_m falls, and the flow is reset and unmarked.
+	 */
+	v = drive(&p, &f, &t, 300 * MS, MS, 0, 5000, 500000, 1000000);
+	CHECK(!(f.flags & (DFS_F_MALICIOUS | DFS_F_TRENDING | DFS_F_STORE_BR)),
+	      "unmarked: flags %#x pm %u", f.flags, f.pm);
+	CHECK(v == DFS_ALLOW && f.pm == p.min_th, "allowed again");
+	CHECK(dfs_flow_wants_btree(&p, &f), "back to the B-tree");
+}
+
+static void test_freeze(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	u64 t = 0;
+
+	p.freeze_ns = 50 * MS;
+	dfs_flow_init(&f, &p, 0);
+	drive(&p, &f, &t, 49 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.pm == 0, "frozen: pm %u", f.pm);
+	drive(&p, &f, &t, 2 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.pm == 0, "a gap of exactly freeze_time is frozen");
+	drive(&p, &f, &t, MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.pm == p.delta_i, "thawed: pm %u", f.pm);
+}
+
+static void test_unmeasured(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	u64 t = 0;
+	u32 pm;
+
+	dfs_flow_init(&f, &p, 0);
+	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	pm = f.pm;
+	/* No bitrate yet, or no fair rate: no division, no change. */
+	drive(&p, &f, &t, 100 * MS, MS, 8000, 5000, 0, 1000000);
+	drive(&p, &f, &t, 100 * MS, MS, 8000, 5000, 1000000, 0);
+	CHECK(f.pm == pm, "pm moved without evidence: %u -> %u", pm, f.pm);
+}
+
+static void test_huge_ratio(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	u64 t = 0;
+
+	dfs_flow_init(&f, &p, 0);
+	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	drive(&p, &f, &t, 20 * MS, MS, 8000, 5000, 1ULL << 40, 1);
+	CHECK(f.pm == p.max_th && (f.flags & DFS_F_MALICIOUS),
+	      "huge rate saturates");
+	drive(&p, &f, &t, 20 * MS, MS, 0, 5000, 1, 1ULL << 40);
+	CHECK(f.pm <= p.max_th, "huge fall does not wrap: %u", f.pm);
+}
+
+int main(void)
+{
+	TEST(test_wfs);
+	TEST(test_ewma);
+	TEST(test_meter);
+	TEST(test_bitrate);
+	TEST(test_pm_rises);
+	TEST(test_marked_and_unmarked);
+	TEST(test_freeze);
+	TEST(test_unmeasured);
+	TEST(test_huge_ratio);
+	return unit_summary("decide_test");
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-ins for the few kernel names the sch_dfs algorithm cores
+ * use, so the same .c files build into unit tests and fuzzers.
+ */
+#ifndef _DFS_USER_H
+#define _DFS_USER_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef uint16_t __be16;
+typedef unsigned int gfp_t;
+
+#define GFP_ATOMIC	0u
+#define GFP_KERNEL	0u
+#define __GFP_NOWARN	0u
+#define U32_MAX		0xffffffffU
+#define NSEC_PER_SEC	1000000000ULL
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_MSEC	1000000ULL
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
+
+/* Fault injection for the allocation-failure paths of the tests. */
+extern unsigned long dfs_user_alloc_fail_every;
+void *dfs_user_zalloc(size_t size);
+
+static inline void *kzalloc(size_t size, gfp_t gfp)
+{
+	(void)gfp;
+	return dfs_user_zalloc(size);
+}
+
+static inline void kfree(const void *p)
+{
+	free((void *)p);
+}
+
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
+
+static inline u64 div_u64(u64 a, u32 b)
+{
+	return a / b;
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)(((unsigned __int128)a * b) / c);
+}
+
+#endif /* _DFS_USER_H */
