@@ -15,7 +15,8 @@ TEST_KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    /lib/modules/$(TEST_KVER)/build)
 
-TC_LIB_DIR ?= /usr/lib/tc
+# Where Debian's tc looks for q_*.so plugins (LIBDIR/tc).
+TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
 .PHONY: all modules deps tc check unit selftests demo install clean checkpatch
 

@@ -457,7 +457,7 @@ static int dfs_btree_check_node(const struct dfs_btree *bt,
 		return -EINVAL;
 	if (n->nkeys > dfs_btree_max(bt) || (n == bt->root && !n->nkeys))
 		return -EINVAL;
-	if (n->leaf != (depth == bt->height))
+	if (n->leaf ? depth != bt->height : depth >= bt->height)
 		return -EINVAL;
 	for (i = 0; i < n->nkeys; i++) {
 		const struct dfs_key *k = &n->item[i]->key;

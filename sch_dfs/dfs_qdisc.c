@@ -31,6 +31,7 @@
 #include <linux/kernel.h>
 #include <linux/errno.h>
 #include <linux/skbuff.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/ktime.h>
@@ -45,7 +46,7 @@
 #include "dfs_cache.h"
 #include "dfs_decide.h"
 
-#define DFS_DEFAULT_LIMIT	(512 * 1024)
+#define DFS_DEFAULT_LIMIT	(1024 * 1024)
 #define DFS_DEFAULT_FLOWS	65536
 #define DFS_DEFAULT_ORDER	16
 #define DFS_DEFAULT_CACHE	32
@@ -53,8 +54,8 @@
 #define DFS_DEFAULT_RATE_US	(100 * USEC_PER_MSEC)
 
 #define DFS_LIMIT_MIN		1024
-#define DFS_LIMIT_MAX		(1U << 30)
-#define DFS_FLOWS_MAX		(1U << 24)
+#define DFS_LIMIT_MAX		SZ_1G
+#define DFS_FLOWS_MAX		SZ_16M
 #define DFS_PRUNE_BATCH		256	/* flows examined per timer run */
 
 struct dfs_skb_cb {
@@ -431,30 +432,39 @@ static void dfs_prune_timer(struct timer_list *t)
 static struct netlink_range_validation dfs_limit_range = {
 	.min = DFS_LIMIT_MIN, .max = DFS_LIMIT_MAX,
 };
+
 static struct netlink_range_validation dfs_flows_range = {
 	.min = 1, .max = DFS_FLOWS_MAX,
 };
+
 static struct netlink_range_validation dfs_order_range = {
 	.min = DFS_BTREE_ORDER_MIN, .max = DFS_BTREE_ORDER_MAX,
 };
+
 static struct netlink_range_validation dfs_cache_range = {
 	.min = 0, .max = DFS_CACHE_MAX,
 };
+
 static struct netlink_range_validation dfs_fraction_range = {
 	.min = 0, .max = TC_DFS_ONE,
 };
+
 static struct netlink_range_validation dfs_step_range = {
 	.min = 1, .max = TC_DFS_ONE,
 };
+
 static struct netlink_range_validation dfs_freeze_range = {
 	.min = 0, .max = 10 * USEC_PER_SEC,
 };
+
 static struct netlink_range_validation dfs_tolerance_range = {
 	.min = 0, .max = 1000,
 };
+
 static struct netlink_range_validation dfs_prune_range = {
 	.min = MSEC_PER_SEC, .max = 7 * 24 * 3600 * MSEC_PER_SEC,
 };
+
 static struct netlink_range_validation dfs_rate_interval_range = {
 	.min = USEC_PER_MSEC, .max = 10 * USEC_PER_SEC,
 };

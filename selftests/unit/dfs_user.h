@@ -49,6 +49,13 @@ static inline void *kzalloc(size_t size, gfp_t gfp)
 	return dfs_user_zalloc(size);
 }
 
+static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return kzalloc(n * size, gfp);
+}
+
 static inline void kfree(const void *p)
 {
 	free((void *)p);

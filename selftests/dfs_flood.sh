@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A UDP flood at twice the link rate against 8 TCP flows from other hosts,
+# through a 10 Mbit/s bottleneck.  With dfs as the bottleneck's qdisc the
+# flood source is marked malicious and cut off, and the TCP flows share the
+# link fairly; the same run with pfifo shows the flood winning, so DFS is
+# what makes the difference.
+
+source "$(dirname "$0")/dfs_scenario.sh"
+
+SECS=${SECS:-12}
+OUT=${OUT:-$(dirname "$0")/../build/selftests/dfs_flood}
+
+require_command iperf3 python3
+setup_topology 9 || exit $ksft_fail
+
+summary()
+{
+	local dir=$1 udp tcp sum jain util
+
+	udp=$(flood_udp_bps "$dir")
+	tcp=$(flood_tcp_bps "$dir" | xargs)
+	sum=$(echo "$tcp" | awk '{ for (i = 1; i <= NF; i++) s += $i; print s }')
+	jain=$(jain_index $tcp)
+	util=$(awk -v u="$udp" -v t="$sum" -v l="$LINK_BPS" \
+		'BEGIN { printf "%.3f", (u + t) / l }')
+	log_info "$2: udp $((udp / 1000)) kbit/s, tcp total $((sum / 1000)) kbit/s, jain $jain, utilisation $util"
+	log_info "$2: tcp kbit/s: $(for x in $tcp; do printf '%d ' $((x / 1000)); done)"
+	UDP=$udp TCP_SUM=$sum JAIN=$jain UTIL=$util
+}
+
+RET=0
+flood_run "$OUT/dfs" "$SECS" "20M:$SECS" dfs limit 100000
+check_err $? "traffic did not run"
+summary "$OUT/dfs" dfs
+log_info "dfs: flood flow flags per second: $(xargs < "$OUT/dfs/flags")"
+grep -q malicious <<<"$(tail -n 3 "$OUT/dfs/flags")"
+check_err $? "the flood source is not listed as malicious"
+[ "$UDP" -lt $((LINK_BPS / 20)) ]
+check_err $? "flood goodput $UDP bit/s is not under 5% of the link"
+awk -v j="$JAIN" 'BEGIN { exit !(j >= 0.9) }'
+check_err $? "TCP Jain's index $JAIN < 0.9"
+awk -v u="$UTIL" 'BEGIN { exit !(u >= 0.85) }'
+check_err $? "link utilisation $UTIL < 0.85"
+log_test "dfs: UDP flood cut off, TCP shares the link fairly"
+
+RET=0
+flood_run "$OUT/pfifo" "$SECS" "20M:$SECS" pfifo limit 70
+check_err $? "traffic did not run"
+summary "$OUT/pfifo" pfifo
+[ "$UDP" -gt "$TCP_SUM" ]
+check_err $? "with pfifo the flood ($UDP) did not win against TCP ($TCP_SUM)"
+log_test "pfifo: the same flood wins (DFS is the cause)"
+
+exit $EXIT_STATUS

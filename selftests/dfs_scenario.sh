@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The flood scenario shared by dfs_flood.sh and dfs_unmark.sh: sender s1
+# floods UDP (tools/udp_cbr.py, which needs no return path, unlike iperf3
+# whose control connection DFS would drop with the flood), senders s2..sN
+# each run one TCP flow (iperf3), all through a 10 Mbit/s TBF in the
+# router whose child is the qdisc under test.
+#
+#	flood_run OUTDIR SECONDS UDP_SCHEDULE CHILD_QDISC...
+#		runs it; TCP and UDP goodput are measured at the receiver,
+#		per second, less the first WARMUP seconds.
+#		While it runs, the DFS flags of s1's flow are sampled every
+#		second into OUTDIR/flags (one line per second).
+#	flood_udp_bps OUTDIR     UDP goodput, bit/s
+#	flood_tcp_bps OUTDIR     TCP goodputs, bit/s, one per flow
+
+source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib.sh"
+
+TOOLS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)
+LINK_RATE=${LINK_RATE:-10mbit}
+LINK_BPS=${LINK_BPS:-10000000}
+WARMUP=${WARMUP:-2}
+UDP_PORT=9000
+
+# dfs_flow_flags SRC: flags of SRC's flow in the DFS cache ("cached" when
+# it has none, "" when it is not cached).  Text, not JSON: tc 6.1 prints
+# classes as text only.
+dfs_flow_flags()
+{
+	in_ns r tc -s class show dev "$R_OUT" |
+		awk -v src="$1" '$1 == "src" && $2 == src {
+			f = ""
+			for (i = 3; i <= NF; i++)
+				if ($i == "malicious" || $i == "trending")
+					f = f (f ? "," : "") $i
+			print f ? f : "cached"
+		}'
+}
+
+flood_run()
+{
+	local out=$1 secs=$2 schedule=$3 i t
+	shift 3
+
+	mkdir -p "$out"
+	in_ns r tc qdisc del dev "$R_OUT" root 2>/dev/null
+	setup_bottleneck "$R_OUT" "$LINK_RATE" "$@" || return 1
+	for ((i = 2; i <= NUM_SENDERS; i++)); do
+		start_iperf3_server $((5200 + i)) || return 1
+	done
+	in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
+		--time $((secs + 1)) --out "$out/udp.json" &
+	FLOW_PIDS+=($!)
+	sleep 0.5
+	for ((i = 2; i <= NUM_SENDERS; i++)); do
+		start_tcp_flow "s$i" $((5200 + i)) "$secs" "$out/tcp$i.json" \
+			--get-server-output
+	done
+	in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
+		--port $UDP_PORT --schedule "$schedule" > "$out/udp_send.json" &
+	FLOW_PIDS+=($!)
+
+	: > "$out/flags"
+	for ((t = 0; t < secs; t++)); do
+		sleep 1
+		echo "$(dfs_flow_flags "${SND_IP4[1]}")" >> "$out/flags"
+	done
+	in_ns r tc -j -s qdisc show dev "$R_OUT" > "$out/qdisc.json"
+	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
+	wait_flows
+}
+
+flood_udp_bps()
+{
+	python3 - "$1/udp.json" "$WARMUP" <<'PY'
+import json, sys
+per_sec = json.load(open(sys.argv[1]))["bytes_per_sec"]
+w = int(sys.argv[2])
+# The sink starts half a second early and runs a second longer.
+win = per_sec[w + 1:-1] or [0]
+print(int(sum(win) * 8 / len(win)))
+PY
+}
+
+# Receiver-side (the iperf3 server's) per-second intervals, less the first
+# WARMUP seconds: iperf3's own -O would leave the omitted bytes in the
+# receiver's total and overstate the rate.
+flood_tcp_bps()
+{
+	python3 - "$WARMUP" "$1"/tcp*.json <<'PY'
+import json, sys
+w = int(sys.argv[1])
+for path in sys.argv[2:]:
+    try:
+        iv = json.load(open(path))["server_output_json"]["intervals"][w:]
+        b = sum(i["sum"]["bytes"] for i in iv)
+        t = sum(i["sum"]["seconds"] for i in iv)
+        print(int(b * 8 / t) if t else 0)
+    except (KeyError, ValueError, OSError) as e:
+        sys.stderr.write("%s: no result: %s\n" % (path, e))
+        print(0)
+PY
+}

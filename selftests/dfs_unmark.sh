@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A flood source that falls back below its fair rate is unmarked: s1 sends
+# UDP at twice the link rate, is marked malicious, then drops to 300 kbit/s
+# (the fair rate of 9 flows on 10 Mbit/s is about 1.1 Mbit/s) and must be
+# unmarked within 10 s, while 8 TCP flows keep running.
+
+source "$(dirname "$0")/dfs_scenario.sh"
+
+FLOOD=${FLOOD:-6}
+CALM=${CALM:-14}
+OUT=${OUT:-$(dirname "$0")/../build/selftests/dfs_unmark}
+
+require_command iperf3 python3
+setup_topology 9 || exit $ksft_fail
+
+RET=0
+flood_run "$OUT" $((FLOOD + CALM)) "20M:$FLOOD,300k:$CALM" dfs limit 100000
+check_err $? "traffic did not run"
+log_info "flags of s1's flow per second: $(xargs -d '\n' printf '[%s] ' < "$OUT/flags")"
+head -n "$FLOOD" "$OUT/flags" | grep -q malicious
+check_err $? "the flood was not marked malicious within $FLOOD s"
+# Seconds after the rate fell until the flow is no longer malicious.
+unmark=$(tail -n +$((FLOOD + 1)) "$OUT/flags" |
+	 awk '!/malicious/ { print NR; found = 1; exit } END { if (!found) print 99 }')
+log_info "unmarked $unmark s after the rate fell"
+[ "$unmark" -le 10 ]
+check_err $? "not unmarked within 10 s"
+tail -n 3 "$OUT/flags" | grep -q malicious
+check_fail $? "marked again while sending below its fair rate"
+log_test "dfs: a flood source back under its fair rate is unmarked"
+
+exit $EXIT_STATUS

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch.pl --strict over the kernel sources, with the checkpatch of
+# linux-source-6.1 (installed if missing, extracted once into build/).
+# Usage: tools/checkpatch.sh [FILE...]   (default: the tracked kernel
+# sources and uapi headers; CamelCase checks on the kernel's own Qdisc
+# type names are expected)
+
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CP=$ROOT/build/checkpatch
+
+if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
+	tarball=$(ls /usr/src/linux-source-6.1*.tar.* 2>/dev/null | tail -n 1 || true)
+	if [ -z "$tarball" ]; then
+		echo "checkpatch: installing linux-source-6.1" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-source-6.1 >/dev/null
+		tarball=$(ls /usr/src/linux-source-6.1*.tar.* | tail -n 1)
+	fi
+	mkdir -p "$CP"
+	top=$(basename "$tarball" | sed 's/\.tar\..*//')
+	tar -xf "$tarball" -C "$CP" --strip-components=1 \
+		"$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
+		"$top/scripts/const_structs.checkpatch"
+fi
+
+cd "$ROOT"
+# shellcheck disable=SC2046
+[ $# -gt 0 ] || set -- $(git ls-files "sch_dfs/*.[ch]" "include/uapi/*.h")
+exec "$CP/scripts/checkpatch.pl" --no-tree --strict --terse --show-types -f "$@"

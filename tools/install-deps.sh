@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install every build and test dependency from the package registries
+# (Debian 12 "bookworm", amd64; needs root).  "make deps" runs it.
+#
+#   apt: the test kernel (linux-image-amd64 and linux-headers-amd64 of the
+#        same release), QEMU, the userspace the tests run in the VM, and
+#        the build tools for the modules, tc and the unit tests.
+#   pip: virtme-ng (the "vng" command), pinned.
+#
+# Idempotent and quick when everything is there: apt-get update runs only
+# when something is missing.  Works non-interactively (CI=true, no stdin).
+# Full output of apt and pip goes to $DEPS_LOG; failures print its tail.
+
+set -euo pipefail
+
+VIRTME_NG_VERSION=1.42
+
+APT_PKGS=(
+	# the test kernel: image and headers of one release
+	linux-image-amd64 linux-headers-amd64
+	# the VM (virtme-ng): QEMU, busybox for its initramfs, udev and kmod
+	# for the guest's device and module setup, file (vng runs file(1))
+	qemu-system-x86 busybox-static udev kmod file
+	# what the tests run in the guest (the host root is shared)
+	iproute2 iputils-ping ethtool iperf3 procps python3 python3-pip
+	python3-matplotlib
+	# building: the modules, tc (iproute2), the unit tests and fuzzers
+	build-essential pkg-config bison flex patch xz-utils dpkg-dev
+	libmnl-dev libelf-dev libcap-dev libbpf-dev zlib1g-dev
+	clang libclang-rt-14-dev
+)
+
+export DEBIAN_FRONTEND=noninteractive
+DEPS_LOG=${DEPS_LOG:-${TMPDIR:-/tmp}/install-deps.log}
+
+log() { echo "deps: $*"; }
+die() {
+	echo "deps: error: $*" >&2
+	[ -s "$DEPS_LOG" ] && { echo "deps: last lines of $DEPS_LOG:" >&2; tail -n 25 "$DEPS_LOG" >&2; }
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || die "run as root (apt-get and pip install system-wide)"
+command -v apt-get >/dev/null || die "not a Debian system (no apt-get)"
+[ "$(dpkg --print-architecture)" = amd64 ] || die "amd64 only (the test kernel is linux-image-amd64)"
+. /etc/os-release
+[ "${VERSION_CODENAME:-}" = bookworm ] ||
+	log "warning: made for Debian 12 (bookworm), this is ${PRETTY_NAME:-unknown}"
+: > "$DEPS_LOG"
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
+pkg_version() {
+	dpkg-query -W -f='${Version}' "$1" 2>/dev/null
+}
+
+apt_updated=0
+apt_update() {
+	[ $apt_updated = 1 ] && return 0
+	log "apt-get update"
+	apt-get update -q >>"$DEPS_LOG" 2>&1 || die "apt-get update failed"
+	apt_updated=1
+}
+
+apt_install() {
+	apt_update
+	log "apt-get install $*"
+	apt-get install -y -q --no-install-recommends \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+		"$@" >>"$DEPS_LOG" 2>&1 || die "apt-get install failed"
+}
+
+# --- apt ---------------------------------------------------------------------
+missing=()
+for p in "${APT_PKGS[@]}"; do
+	installed "$p" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	apt_install "${missing[@]}"
+else
+	log "apt packages: all ${#APT_PKGS[@]} present"
+fi
+
+# The kernel image and headers must be of one release: the modules are
+# built against the headers and loaded into the image.  Upgrade both
+# metapackages together if they differ.
+img=$(pkg_version linux-image-amd64)
+hdr=$(pkg_version linux-headers-amd64)
+if [ "$img" != "$hdr" ]; then
+	log "linux-image-amd64 $img != linux-headers-amd64 $hdr: upgrading both"
+	apt_install linux-image-amd64 linux-headers-amd64
+	img=$(pkg_version linux-image-amd64)
+	hdr=$(pkg_version linux-headers-amd64)
+	[ "$img" = "$hdr" ] || die "linux-image-amd64 $img and linux-headers-amd64 $hdr still differ"
+fi
+
+# The kernel the VM boots (tools/vm-run.sh: the newest 6.1 image) must
+# have its headers (the build dir "make" uses).
+kver=$(ls /boot | sed -n 's/^vmlinuz-\(6\.1\.[0-9]*-[0-9]*-amd64\)$/\1/p' | sort -V | tail -n 1)
+[ -n "$kver" ] || die "no /boot/vmlinuz-6.1.*-amd64 after installing linux-image-amd64"
+if [ ! -e "/lib/modules/$kver/build/Makefile" ]; then
+	apt_install "linux-headers-$kver"
+	[ -e "/lib/modules/$kver/build/Makefile" ] || die "no headers for $kver"
+fi
+log "test kernel $kver (linux-image-amd64 = linux-headers-amd64 = $img)"
+
+# --- pip: virtme-ng ------------------------------------------------------------
+# The python3 first on PATH (a pyenv one on the CI machines, else Debian's).
+have=$(python3 -m pip show virtme-ng 2>/dev/null | sed -n 's/^Version: //p' || true)
+if [ "$have" != "$VIRTME_NG_VERSION" ] || ! command -v vng >/dev/null; then
+	log "pip install virtme-ng==$VIRTME_NG_VERSION${have:+ (had $have)}"
+	pip_args=(install -q --disable-pip-version-check --root-user-action=ignore
+		  "virtme-ng==$VIRTME_NG_VERSION")
+	# Debian's own python3 refuses system-wide installs (PEP 668) without
+	# this flag; interpreters without the marker do not need it.
+	if python3 -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+		pip_args+=(--break-system-packages)
+	fi
+	python3 -m pip "${pip_args[@]}" >>"$DEPS_LOG" 2>&1 || die "pip install virtme-ng failed"
+	hash -r
+	command -v vng >/dev/null || die "vng not on PATH after pip install"
+else
+	log "virtme-ng $have present"
+fi
+log "done"

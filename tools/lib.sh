@@ -1,0 +1,475 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the sch_dfs selftests, in the style of the kernel's
+# tools/testing/selftests/net/forwarding/lib.sh.  Source it:
+#
+#	source "$(dirname "$0")/../tools/lib.sh"
+#
+# Tests run as root in the test VM (tools/vm-run.sh), where our modules are
+# loaded and build/tc is first on PATH.
+#
+# Result reporting (kselftest):
+#	RET=0                      before each test case
+#	check_err $? "message"     fail the case if $? != 0
+#	check_fail $? "message"    fail the case if $? == 0
+#	log_test "name"            print "TEST: name [ OK ]" / "[FAIL]" + reason
+#	log_test_skip "name" [why] print "TEST: name [SKIP]"
+#	log_info "text"            print "INFO: text"
+#	ksft_exit                  print totals, exit 1 on any failure, 4 if
+#	                           everything was skipped, else 0
+#	                           (or just: exit $EXIT_STATUS)
+#	require_command CMD...     skip the whole test (exit 4) if CMD missing
+#	require_root, require_module MOD..., require_qdisc KIND
+#
+# Topology (all names and addresses in our own network namespaces):
+#
+#	s1 --veth--\
+#	s2 --veth---+-- r (router) --"r-out"--veth-- rcv
+#	sN --veth--/
+#
+#	setup_topology N           senders s1..sN, router r, receiver rcv
+#	topo_cleanup               kill processes in them, delete them
+#	nsname NAME                the real netns name of s1/r/rcv/...
+#	in_ns NAME CMD...          run CMD in namespace NAME (ip netns exec)
+#	setup_bottleneck DEV RATE CHILD_QDISC...
+#	                           in r: TBF root 1: at RATE, CHILD as 10: under it
+#	setup_bottleneck_htb DEV RATE CHILD_QDISC...   same with an HTB root
+#	set_reverse_delay DELAY    netem delay on rcv's egress (the ACK path)
+#
+# Traffic (iperf3; one server per flow: an iperf3 server serves one test at
+# a time):
+#	start_iperf3_server PORT... [persistent]  in rcv; waits until listening
+#	start_tcp_flow NAME PORT SECONDS OUTFILE [IPERF3_ARGS...]   background
+#	start_udp_flow NAME PORT SECONDS RATE OUTFILE [IPERF3_ARGS...]
+#	wait_flows                 wait for every started flow; 1 if one failed
+#	iperf3_goodput FILE...     receiver-side goodput in bit/s, one per line
+#	jain_index X...            Jain's fairness index of the numbers
+#
+# Variables set by setup_topology: NUM_SENDERS, RCV_IP4, RCV_IP6,
+# SND_IP4[i], SND_IP6[i], R_OUT (= r-out).  FAMILY=6 makes the flow
+# helpers use IPv6.
+
+# --- kselftest exit codes and result bookkeeping --------------------------
+
+ksft_pass=0
+ksft_fail=1
+ksft_xfail=2
+ksft_skip=4
+
+RET=0			# status of the current test case
+RETMSG=			# reason of the first failure in the current case
+EXIT_STATUS=0		# status of the whole test program
+NUM_PASS=0 NUM_FAIL=0 NUM_SKIP=0
+VERBOSE=${VERBOSE:-0}
+PAUSE_ON_FAIL=${PAUSE_ON_FAIL:-no}
+
+# check_err ERR MSG: record MSG as the failure of the current case if ERR
+# is non-zero (and nothing failed before in this case).
+check_err()
+{
+	local err=$1 msg=$2
+
+	if [ "$RET" -eq 0 ] && [ "$err" -ne 0 ]; then
+		RET=$err
+		RETMSG=$msg
+	fi
+}
+
+# check_fail ERR MSG: the opposite: record MSG if ERR is zero (the command
+# was expected to fail).
+check_fail()
+{
+	local err=$1 msg=$2
+
+	if [ "$RET" -eq 0 ] && [ "$err" -eq 0 ]; then
+		RET=$ksft_fail
+		RETMSG=$msg
+	fi
+}
+
+# log_test NAME [OPT_DESC]: report the current case from RET/RETMSG and
+# reset them.  A failure sets EXIT_STATUS to 1.
+log_test()
+{
+	local test_name=$1 opt_str=${2:+($2)}
+
+	if [ "$RET" -ne 0 ]; then
+		EXIT_STATUS=$ksft_fail
+		NUM_FAIL=$((NUM_FAIL + 1))
+		printf "TEST: %-60s  [FAIL]\n" "$test_name $opt_str"
+		[ -n "$RETMSG" ] && printf "\t%s\n" "$RETMSG"
+		if [ "$PAUSE_ON_FAIL" = yes ]; then
+			echo "Hit enter to continue, 'q' to quit"
+			local a; read -r a
+			[ "$a" = q ] && exit 1
+		fi
+	else
+		NUM_PASS=$((NUM_PASS + 1))
+		printf "TEST: %-60s  [ OK ]\n" "$test_name $opt_str"
+	fi
+	RET=0
+	RETMSG=
+	return 0
+}
+
+# log_test_skip NAME [REASON]
+log_test_skip()
+{
+	NUM_SKIP=$((NUM_SKIP + 1))
+	printf "TEST: %-60s  [SKIP]\n" "$1"
+	[ -n "${2:-}" ] && printf "\t%s\n" "$2"
+	RET=0
+	RETMSG=
+	return 0
+}
+
+log_info()
+{
+	echo "INFO: $*"
+}
+
+# ksft_exit: print the totals and exit with the program's status.
+ksft_exit()
+{
+	echo "# Totals: pass:$NUM_PASS fail:$NUM_FAIL skip:$NUM_SKIP"
+	if [ "$EXIT_STATUS" -ne 0 ] || [ "$NUM_FAIL" -ne 0 ]; then
+		exit $ksft_fail
+	fi
+	if [ "$NUM_PASS" -eq 0 ] && [ "$NUM_SKIP" -gt 0 ]; then
+		exit $ksft_skip
+	fi
+	exit $ksft_pass
+}
+
+# --- requirements: skip (exit 4) when the environment lacks something ------
+
+require_command()
+{
+	local cmd
+
+	for cmd in "$@"; do
+		if ! command -v "$cmd" >/dev/null 2>&1; then
+			echo "SKIP: $cmd not installed"
+			exit $ksft_skip
+		fi
+	done
+}
+
+require_root()
+{
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: need root"
+		exit $ksft_skip
+	fi
+}
+
+require_module()
+{
+	local m
+
+	for m in "$@"; do
+		[ -d "/sys/module/$m" ] && continue
+		if ! modprobe -q "$m"; then
+			echo "SKIP: module $m not available"
+			exit $ksft_skip
+		fi
+	done
+}
+
+# require_qdisc KIND [OPTIONS...]: skip unless tc and the kernel both know
+# the qdisc (tried on lo in a throwaway namespace).
+require_qdisc()
+{
+	local ns="rq-$$-$RANDOM" ok=0
+
+	require_command tc ip
+	ip netns add "$ns" || exit $ksft_skip
+	ip -n "$ns" link set lo up
+	tc -n "$ns" qdisc add dev lo root "$@" 2>/dev/null && ok=1
+	ip netns del "$ns"
+	if [ $ok = 0 ]; then
+		echo "SKIP: qdisc '$*' not supported by tc or the kernel"
+		exit $ksft_skip
+	fi
+}
+
+# --- network namespaces -----------------------------------------------------
+
+# Every namespace name gets this prefix, so that parallel runs (or a test
+# run on a real machine) do not collide.  Use nsname/in_ns to refer to them.
+NS_PREFIX=${NS_PREFIX:-dfs$$-}
+TOPO_NS=()		# real names of the namespaces we created
+FLOW_PIDS=()		# background iperf3 clients
+NUM_SENDERS=0
+R_OUT='r-out'
+RCV_IP4=10.0.0.2 RCV_IP6=fd00::2	# receiver; r-out is .1 / ::1
+declare -a SND_IP4 SND_IP6
+
+# nsname NAME: the real namespace name of s1, r, rcv...
+nsname()
+{
+	echo "${NS_PREFIX}$1"
+}
+
+# in_ns NAME CMD...: run CMD inside namespace NAME.
+in_ns()
+{
+	local ns=$1; shift
+	ip netns exec "${NS_PREFIX}$ns" "$@"
+}
+
+# setup_topology N: N senders s1..sN, each on its own veth pair and subnet
+# to the router r, which forwards to the receiver rcv through r-out.
+#
+#	si  eth0 10.i.0.1/24 fd00:i::1/64   <->  r  r-si 10.i.0.254 fd00:i::fe
+#	r   r-out 10.0.0.1/24 fd00::1/64    <->  rcv eth0 10.0.0.2 fd00::2
+#
+# The senders' eth0 has gso_max_segs 1, so TCP sends MTU-sized packets and
+# the bottleneck qdisc sees those, not 64 KB GSO bursts; TOPO_OFFLOADS=1
+# keeps the defaults.  IPv6 addresses skip DAD (usable at once).
+# Registers topo_cleanup on EXIT unless an EXIT trap is already set (a test
+# with its own EXIT trap must call topo_cleanup from it).
+#
+# Process creation is slow in the VM (TCG, root over 9p), so everything is
+# done with a few "ip -batch" runs rather than one ip command per step.
+setup_topology()
+{
+	local n=$1 i r rcv s gso='' b_root b_r b_rcv
+
+	require_command ip tc ping
+	if ! [ "$n" -ge 1 ] 2>/dev/null || [ "$n" -gt 250 ]; then
+		echo "setup_topology: want 1..250 senders, not '$n'" >&2
+		return 1
+	fi
+	[ -z "$(trap -p EXIT)" ] && trap topo_cleanup EXIT
+	[ "${TOPO_OFFLOADS:-0}" = 1 ] || gso="gso_max_segs 1"
+
+	NUM_SENDERS=$n
+	r=$(nsname r) rcv=$(nsname rcv)
+	TOPO_NS+=("$r" "$rcv")
+	b_root="netns add $r"$'\n'"netns add $rcv"$'\n'
+	b_root+="link add $R_OUT netns $r type veth peer name eth0 netns $rcv"$'\n'
+	b_r="link set lo up"$'\n'"link set $R_OUT up"$'\n'
+	b_r+="addr add 10.0.0.1/24 dev $R_OUT"$'\n'
+	b_r+="addr add fd00::1/64 dev $R_OUT nodad"$'\n'
+	b_rcv="link set lo up"$'\n'"link set eth0 up"$'\n'
+	b_rcv+="addr add $RCV_IP4/24 dev eth0"$'\n'
+	b_rcv+="addr add $RCV_IP6/64 dev eth0 nodad"$'\n'
+	b_rcv+="route add default via 10.0.0.1"$'\n'
+	b_rcv+="route add default via fd00::1"$'\n'
+	for ((i = 1; i <= n; i++)); do
+		s=$(nsname "s$i")
+		TOPO_NS+=("$s")
+		SND_IP4[i]=10.$i.0.1
+		SND_IP6[i]=fd00:$i::1
+		b_root+="netns add $s"$'\n'
+		b_root+="link add eth0 netns $s $gso type veth peer name r-s$i netns $r"$'\n'
+		b_r+="link set r-s$i up"$'\n'
+		b_r+="addr add 10.$i.0.254/24 dev r-s$i"$'\n'
+		b_r+="addr add fd00:$i::fe/64 dev r-s$i nodad"$'\n'
+	done
+
+	ip -batch - <<<"$b_root" || { echo "setup_topology: namespaces/links failed" >&2; return 1; }
+	ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1 >/dev/null || return 1
+	ip -n "$r" -batch - <<<"$b_r" || { echo "setup_topology: router setup failed" >&2; return 1; }
+	ip -n "$rcv" -batch - <<<"$b_rcv" || { echo "setup_topology: receiver setup failed" >&2; return 1; }
+	for ((i = 1; i <= n; i++)); do
+		ip -n "$(nsname "s$i")" -batch - <<-EOF || { echo "setup_topology: s$i setup failed" >&2; return 1; }
+		link set lo up
+		link set eth0 up
+		addr add ${SND_IP4[i]}/24 dev eth0
+		addr add ${SND_IP6[i]}/64 dev eth0 nodad
+		route add default via 10.$i.0.254
+		route add default via fd00:$i::fe
+		EOF
+	done
+
+	# Check both families end to end from the last sender.
+	in_ns "s$n" ping -c 1 -W 5 "$RCV_IP4" >/dev/null ||
+		{ echo "setup_topology: IPv4 path s$n -> rcv broken" >&2; return 1; }
+	in_ns "s$n" ping -6 -c 1 -W 5 "$RCV_IP6" >/dev/null ||
+		{ echo "setup_topology: IPv6 path s$n -> rcv broken" >&2; return 1; }
+}
+
+# topo_cleanup: kill every process in our namespaces, delete them.  Safe
+# to call more than once.
+topo_cleanup()
+{
+	local ns pids
+
+	for ns in "${TOPO_NS[@]}"; do
+		pids=$(ip netns pids "$ns" 2>/dev/null)
+		# shellcheck disable=SC2086
+		[ -n "$pids" ] && kill -9 $pids 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	TOPO_NS=()
+	FLOW_PIDS=()
+}
+
+# Namespace of the bottleneck (the router).
+BN_NS=${BN_NS:-r}
+# TBF parameters of the bottleneck: the burst bounds the bytes sent at line
+# rate; latency only sizes TBF's own default child, replaced here.
+BN_BURST=${BN_BURST:-32k}
+BN_LATENCY=${BN_LATENCY:-50ms}
+
+# setup_bottleneck DEV RATE CHILD_QDISC...: in the router, a TBF at RATE as
+# root (handle 1:) and CHILD_QDISC as its child (handle 10:, parent 1:1),
+# e.g. setup_bottleneck r-out 10mbit dfs limit 1000
+#      setup_bottleneck r-out 10mbit pfifo limit 100
+setup_bottleneck()
+{
+	local dev=$1 rate=$2; shift 2
+
+	in_ns "$BN_NS" tc qdisc replace dev "$dev" root handle 1: \
+		tbf rate "$rate" burst "$BN_BURST" latency "$BN_LATENCY" || return 1
+	in_ns "$BN_NS" tc qdisc add dev "$dev" parent 1:1 handle 10: "$@"
+}
+
+# setup_bottleneck_htb DEV RATE CHILD_QDISC...: the same with HTB: root 1:,
+# class 1:1 at RATE (ceil RATE, the default class), child 10: under 1:1.
+setup_bottleneck_htb()
+{
+	local dev=$1 rate=$2; shift 2
+
+	in_ns "$BN_NS" tc qdisc replace dev "$dev" root handle 1: htb default 1 ||
+		return 1
+	in_ns "$BN_NS" tc class add dev "$dev" parent 1: classid 1:1 \
+		htb rate "$rate" ceil "$rate" || return 1
+	in_ns "$BN_NS" tc qdisc add dev "$dev" parent 1:1 handle 10: "$@"
+}
+
+# set_reverse_delay DELAY: netem delay on the receiver's egress, i.e. on
+# the ACKs, to give the flows an RTT without touching the bottleneck.
+set_reverse_delay()
+{
+	in_ns rcv tc qdisc replace dev eth0 root netem delay "$1" limit 10000
+}
+
+# --- traffic ------------------------------------------------------------------
+
+# Destination of the flow helpers.
+flow_dst()
+{
+	if [ "${FAMILY:-4}" = 6 ]; then echo "$RCV_IP6"; else echo "$RCV_IP4"; fi
+}
+
+# start_iperf3_server PORT... [persistent]: iperf3 server daemons in rcv,
+# one per PORT, one-off (-1: each exits after one test) unless "persistent"
+# is given.  Returns once all listen.  A server serves one test at a time:
+# give every concurrent flow its own port.
+start_iperf3_server()
+{
+	local once=-1 ports=() p i up
+
+	require_command iperf3 ss
+	for p in "$@"; do
+		if [ "$p" = persistent ]; then once=; else ports+=("$p"); fi
+	done
+	# One process in the namespace for all the servers: exec is slow in
+	# the VM.
+	in_ns rcv sh -c 'o=$1; shift; for p; do iperf3 -s -D $o -p $p || exit 1; done' \
+		sh "$once" "${ports[@]}" >/dev/null 2>&1 || return 1
+	for ((i = 0; i < 100; i++)); do
+		up=$(in_ns rcv ss -Hltn 2>/dev/null)
+		for p in "${ports[@]}"; do
+			grep -q ":$p\b" <<<"$up" || { sleep 0.1; continue 2; }
+		done
+		return 0
+	done
+	echo "start_iperf3_server: not all of ${ports[*]} listening" >&2
+	return 1
+}
+
+# Flows started together do not start at once in the VM: each exec of
+# iperf3 there takes up to a second (TCG, root over 9p), so the flows'
+# measured periods are staggered by a few seconds, and a flow that ran
+# alone for a while reports more than its share.  For fairness numbers
+# run the flows long (e.g. 30 s) and set FLOW_OMIT to a few seconds: iperf3
+# -O leaves the first FLOW_OMIT seconds out of its results.
+flow_omit()
+{
+	[ "${FLOW_OMIT:-0}" != 0 ] && echo "-O $FLOW_OMIT"
+}
+
+# start_tcp_flow NAME PORT SECONDS OUTFILE [IPERF3_ARGS...]: TCP client in
+# namespace NAME (e.g. s1) to rcv:PORT, JSON to OUTFILE, in the background.
+start_tcp_flow()
+{
+	local ns=$1 port=$2 secs=$3 out=$4; shift 4
+
+	in_ns "$ns" iperf3 -c "$(flow_dst)" -p "$port" -t "$secs" -J \
+		--connect-timeout 5000 $(flow_omit) "$@" > "$out" 2>&1 &
+	FLOW_PIDS+=($!)
+}
+
+# start_udp_flow NAME PORT SECONDS RATE OUTFILE [IPERF3_ARGS...]: UDP
+# constant bit rate (1200-byte datagrams) at RATE (e.g. 20M).
+start_udp_flow()
+{
+	local ns=$1 port=$2 secs=$3 rate=$4 out=$5; shift 5
+
+	in_ns "$ns" iperf3 -c "$(flow_dst)" -p "$port" -t "$secs" -J \
+		--connect-timeout 5000 $(flow_omit) -u -b "$rate" -l 1200 "$@" \
+		> "$out" 2>&1 &
+	FLOW_PIDS+=($!)
+}
+
+# wait_flows: wait for all the flows started; non-zero if any client failed.
+wait_flows()
+{
+	local pid rc=0
+
+	for pid in "${FLOW_PIDS[@]}"; do
+		wait "$pid" || rc=1
+	done
+	FLOW_PIDS=()
+	return $rc
+}
+
+# iperf3_goodput FILE...: receiver-side goodput of iperf3 client JSON
+# files, in bit/s (integers), one line per file, in order.  TCP:
+# end.sum_received.  UDP (iperf3 3.12 reports only the sender's rate and
+# the loss): sender rate * (1 - lost fraction).  A file without a result
+# (e.g. iperf3 failed) gives 0 and the function returns 1.
+iperf3_goodput()
+{
+	python3 - "$@" <<'EOF'
+import json, sys
+rc = 0
+for fn in sys.argv[1:]:
+    try:
+        with open(fn) as f:
+            text = f.read()
+        # The JSON object, even with stray stderr text around it.
+        d, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
+        if "error" in d:
+            raise RuntimeError(d["error"])
+        end = d["end"]
+        if "sum_received" in end:
+            bps = end["sum_received"]["bits_per_second"]
+        else:
+            s = end["sum"]
+            bps = s["bits_per_second"] * (1 - s.get("lost_percent", 0) / 100)
+        print(int(bps))
+    except Exception as e:
+        print(0)
+        sys.stderr.write("iperf3_goodput: %s: %r\n" % (fn, e))
+        rc = 1
+sys.exit(rc)
+EOF
+}
+
+# jain_index X...: Jain's fairness index (sum x)^2 / (n * sum x^2), in
+# (0, 1], 1 = perfectly fair.  Prints 0 for no input or all zeros.
+jain_index()
+{
+	echo "$@" | awk '{
+		for (i = 1; i <= NF; i++) { s += $i; q += $i * $i }
+		if (NF == 0 || q == 0) { print 0; exit }
+		printf "%.4f\n", s * s / (NF * q)
+	}'
+}

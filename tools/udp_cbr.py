@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Constant-bit-rate UDP sender and a receiver-side goodput meter.
+
+iperf3 cannot measure a flood that DFS cuts off: its UDP mode keeps a TCP
+control connection between the same two addresses, which DFS (key srcdst)
+drops with the flood, and the report is lost.  This tool needs no return
+path: the sink counts what arrives, per second, and writes JSON.
+
+  udp_cbr.py send --dst ADDR --port P --rate 20M --size 1200 --time 10
+                  [--schedule RATE:SECONDS,...]
+  udp_cbr.py sink --port P --time 12 --out FILE [--bind ADDR]
+
+The schedule form sends each rate for its seconds in turn (VBR attacks).
+"""
+import argparse
+import json
+import socket
+import sys
+import time
+
+
+def parse_rate(text):
+    mult = {"k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
+    if text[-1] in mult:
+        return float(text[:-1]) * mult[text[-1]]
+    return float(text)
+
+
+def send(args):
+    family = socket.AF_INET6 if ":" in args.dst else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_DGRAM)
+    payload = b"\x5a" * args.size
+    phases = []
+    if args.schedule:
+        for part in args.schedule.split(","):
+            rate, secs = part.split(":")
+            phases.append((parse_rate(rate), float(secs)))
+    else:
+        phases.append((parse_rate(args.rate), args.time))
+    sent = 0
+    for rate, secs in phases:
+        gap = args.size * 8 / rate
+        start = time.monotonic()
+        nxt = start
+        while True:
+            now = time.monotonic()
+            if now - start >= secs:
+                break
+            if now < nxt:
+                time.sleep(min(nxt - now, 0.01))
+                continue
+            # Catch up after a stall rather than sending a burst.
+            nxt = max(nxt + gap, now - 0.05)
+            try:
+                sock.sendto(payload, (args.dst, args.port))
+                sent += 1
+            except OSError:
+                pass  # qdisc drop reported as ENOBUFS: keep sending
+    print(json.dumps({"sent_packets": sent}))
+
+
+def sink(args):
+    family = socket.AF_INET6 if ":" in args.bind else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_DGRAM)
+    sock.bind((args.bind, args.port))
+    sock.settimeout(0.2)
+    start = time.monotonic()
+    per_sec = [0] * int(args.time + 1)
+    while True:
+        now = time.monotonic()
+        if now - start >= args.time:
+            break
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            continue
+        idx = int(time.monotonic() - start)
+        if idx < len(per_sec):
+            per_sec[idx] += len(data)
+    result = {"bytes_per_sec": per_sec[: int(args.time)]}
+    with open(args.out, "w") as fh:
+        json.dump(result, fh)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("send")
+    s.add_argument("--dst", required=True)
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--rate", default="1M")
+    s.add_argument("--size", type=int, default=1200)
+    s.add_argument("--time", type=float, default=10)
+    s.add_argument("--schedule")
+    k = sub.add_parser("sink")
+    k.add_argument("--port", type=int, required=True)
+    k.add_argument("--time", type=float, required=True)
+    k.add_argument("--out", required=True)
+    k.add_argument("--bind", default="0.0.0.0")
+    args = ap.parse_args()
+    return send(args) if args.cmd == "send" else sink(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

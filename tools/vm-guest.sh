@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-guest.sh SHARED_DIR
+#
+# Guest side of tools/vm-run.sh; runs as root inside the VM.  Never run it
+# on a host: it loads and unloads kernel modules.
+#
+# Reads SHARED_DIR/env (written by vm-run.sh), loads our modules, runs the
+# script, unloads the modules, checks the kernel log, and writes to
+# SHARED_DIR: status (the script's exit status), verdict ("ok" or the
+# reason for failure), dmesg.txt (the whole kernel log).
+
+exec 2>&1		# the host's stderr is the kernel console log
+set -u
+
+SHARED=$1
+# shellcheck source=/dev/null
+. "$SHARED/env"
+cd "$REPO" || exit 1
+
+log() { echo "# vm: $*"; }
+FAILS=()
+fail() { echo "# vm: FAIL: $*"; FAILS+=("$*"); }
+
+# Kernel log lines that fail the run.  Case-sensitive on purpose: the
+# kernel spells these exactly so, and benign lines ("... report a bug",
+# "NX (Execute Disable) protection") then do not match.
+BAD_RE='WARNING:|WARN_ON|cut here|BUG:|kernel BUG|Oops|general protection|Call Trace:'
+BAD_RE+='|unreferenced object|KASAN|UBSAN|refcount_t|list_add corruption'
+BAD_RE+='|list_del corruption|soft lockup|hard LOCKUP|hung task|blocked for more than'
+BAD_RE+='|RCU stall|rcu_.*detected stall|self-detected stall|Kernel panic|kmem_cache_destroy'
+
+MARK="vm-guest: start of test $$"
+echo "$MARK" > /dev/kmsg
+
+# The guest starts with lo down in the root namespace.
+ip link set lo up 2>/dev/null
+
+# kmemleak, where the kernel has it (Debian's does not): forget boot-time
+# reports; scanned again after rmmod.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+[ -w $KMEMLEAK ] && echo clear > $KMEMLEAK
+
+# --- patched tc ------------------------------------------------------------
+if [ -x "$REPO/build/tc/tc" ]; then
+	export PATH="$REPO/build/tc:$PATH"
+elif [ -x "$REPO/build/tc/bin/tc" ]; then
+	export PATH="$REPO/build/tc/bin:$PATH"
+fi
+[ -d "$REPO/build/tc" ] && export TC_LIB_DIR="$REPO/build/tc/lib"
+export REPO
+
+# --- load our modules (dependencies first) ---------------------------------
+modname() { modinfo -F name "$1" 2>/dev/null || basename "$1" .ko | tr - _; }
+declare -A OURS=()
+for ko in "${MODULES[@]}"; do OURS[$(modname "$ko")]=$ko; done
+
+LOADED=()
+load_ok=1
+pending=("${MODULES[@]}")
+while [ ${#pending[@]} -gt 0 ] && [ $load_ok = 1 ]; do
+	progress=0; next=()
+	for ko in "${pending[@]}"; do
+		ready=1
+		for dep in $(modinfo -F depends "$ko" 2>/dev/null | tr , ' '); do
+			if [ -n "${OURS[$dep]:-}" ]; then
+				[ -d "/sys/module/$dep" ] || ready=0
+			elif ! modprobe "$dep"; then
+				fail "modprobe $dep (needed by $(basename "$ko")) failed"
+				load_ok=0
+			fi
+		done
+		if [ $ready = 0 ]; then next+=("$ko"); continue; fi
+		if insmod "$ko"; then
+			LOADED+=("$(modname "$ko")"); progress=1
+			log "insmod ${ko#$REPO/}"
+		else
+			fail "insmod ${ko#$REPO/} failed"; load_ok=0
+		fi
+	done
+	pending=("${next[@]}")
+	[ $progress = 1 ] || [ ${#pending[@]} = 0 ] || { fail "module dependency cycle"; load_ok=0; }
+done
+
+# --- run the script --------------------------------------------------------
+rc=1
+if [ $load_ok = 1 ]; then
+	log "running ${SCRIPT#$REPO/} ${ARGS[*]}"
+	if [ -x "$SCRIPT" ]; then
+		"$SCRIPT" "${ARGS[@]}"; rc=$?
+	else
+		bash "$SCRIPT" "${ARGS[@]}"; rc=$?
+	fi
+	log "script exit status $rc"
+fi
+echo "$rc" > "$SHARED/status"
+
+# --- clean up what the script left behind, then unload ---------------------
+# Processes inside namespaces keep them (and their qdiscs) alive.
+for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+	pids=$(ip netns pids "$ns" 2>/dev/null)
+	[ -n "$pids" ] && kill -9 $pids 2>/dev/null
+	ip netns delete "$ns" 2>/dev/null
+done
+# Qdiscs in the root namespace (our modules may be in use there).
+for dev in /sys/class/net/*; do
+	dev=${dev##*/}
+	tc qdisc del dev "$dev" root 2>/dev/null
+	tc qdisc del dev "$dev" ingress 2>/dev/null
+done
+
+for (( i=${#LOADED[@]}-1; i>=0; i-- )); do
+	m=${LOADED[i]}
+	# Namespace teardown is asynchronous: give the refcount time to drop.
+	end=$((SECONDS + 20))
+	while [ $SECONDS -lt $end ]; do
+		refcnt=0
+		read -r refcnt < "/sys/module/$m/refcnt" 2>/dev/null
+		[ "$refcnt" = 0 ] && break
+		sleep 0.2
+	done
+	if rmmod "$m"; then
+		log "rmmod $m"
+	else
+		fail "rmmod $m failed (refcnt $(cat /sys/module/$m/refcnt 2>/dev/null))"
+	fi
+done
+
+# --- kernel log check ------------------------------------------------------
+if [ -w $KMEMLEAK ]; then
+	echo scan > $KMEMLEAK; sleep 5; echo scan > $KMEMLEAK
+	cat $KMEMLEAK
+fi
+sleep 1	# let deferred work (RCU callbacks, net cleanup) print
+dmesg > "$SHARED/dmesg.txt"
+bad=$(dmesg | sed -n "/$MARK/,\$p" | grep -E "$BAD_RE" | grep -v "$MARK")
+if [ -n "$bad" ]; then
+	fail "the kernel log has errors:"
+	# Print each offending line with some context.
+	dmesg | sed -n "/$MARK/,\$p" | grep -E -B2 -A12 "$BAD_RE" | head -n 200 |
+		sed 's/^/# vm: | /'
+fi
+
+if [ ${#FAILS[@]} = 0 ]; then
+	echo ok > "$SHARED/verdict"
+else
+	(IFS=';'; echo "${FAILS[*]}") > "$SHARED/verdict"
+fi
+exit 0
