@@ -34,7 +34,7 @@ RET=0
 flood_run "$OUT/dfs" "$SECS" "20M:$SECS" dfs limit 100000
 check_err $? "traffic did not run"
 summary "$OUT/dfs" dfs
-log_info "dfs: flood flow flags per second: $(xargs < "$OUT/dfs/flags")"
+log_info "dfs: flood flow flags (seconds flags): $(tr '\n' ';' < "$OUT/dfs/flags")"
 grep -q malicious <<<"$(tail -n 3 "$OUT/dfs/flags")"
 check_err $? "the flood source is not listed as malicious"
 [ "$UDP" -lt $((LINK_BPS / 20)) ]

@@ -10,8 +10,8 @@
 #	flood_run OUTDIR SECONDS UDP_SCHEDULE CHILD_QDISC...
 #		runs it; TCP and UDP goodput are measured at the receiver,
 #		per second, less the first WARMUP seconds.
-#		While it runs, the DFS flags of s1's flow are sampled every
-#		second into OUTDIR/flags (one line per second).
+#		While it runs, the DFS flags of s1's flow are sampled into
+#		OUTDIR/flags, lines of "SECONDS FLAGS" since the flood began.
 #	flood_udp_bps OUTDIR     UDP goodput, bit/s
 #	flood_tcp_bps OUTDIR     TCP goodputs, bit/s, one per flow
 
@@ -40,7 +40,7 @@ dfs_flow_flags()
 
 flood_run()
 {
-	local out=$1 secs=$2 schedule=$3 i t
+	local out=$1 secs=$2 schedule=$3 i t t0
 	shift 3
 
 	mkdir -p "$out"
@@ -61,10 +61,13 @@ flood_run()
 		--port $UDP_PORT --schedule "$schedule" > "$out/udp_send.json" &
 	FLOW_PIDS+=($!)
 
+	# Timestamped: one probe takes a second or more under emulation.
 	: > "$out/flags"
-	for ((t = 0; t < secs; t++)); do
-		sleep 1
-		echo "$(dfs_flow_flags "${SND_IP4[1]}")" >> "$out/flags"
+	t0=$EPOCHREALTIME
+	while t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') &&
+	      awk -v t="$t" -v s="$secs" 'BEGIN { exit !(t < s) }'; do
+		echo "$t $(dfs_flow_flags "${SND_IP4[1]}")" >> "$out/flags"
+		sleep 0.5
 	done
 	in_ns r tc -j -s qdisc show dev "$R_OUT" > "$out/qdisc.json"
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
@@ -89,16 +92,25 @@ PY
 flood_tcp_bps()
 {
 	python3 - "$WARMUP" "$1"/tcp*.json <<'PY'
-import json, sys
+import json, re, sys
+# The server's text report: "[  5]   3.00-4.00   sec   150 KBytes  1.23 Mbits/sec"
+LINE = re.compile(r"\]\s+([\d.]+)-([\d.]+)\s+sec\s+([\d.]+)\s+([KMG]?)Bytes")
+UNIT = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
 w = int(sys.argv[1])
 for path in sys.argv[2:]:
     try:
-        iv = json.load(open(path))["server_output_json"]["intervals"][w:]
-        b = sum(i["sum"]["bytes"] for i in iv)
-        t = sum(i["sum"]["seconds"] for i in iv)
-        print(int(b * 8 / t) if t else 0)
+        text = json.load(open(path))["server_output_text"]
     except (KeyError, ValueError, OSError) as e:
         sys.stderr.write("%s: no result: %s\n" % (path, e))
         print(0)
+        continue
+    b = t = 0.0
+    for m in LINE.finditer(text):
+        start, end = float(m.group(1)), float(m.group(2))
+        if end - start > 1.5 or start < w:   # the totals, the warm-up
+            continue
+        b += float(m.group(3)) * UNIT[m.group(4)]
+        t += end - start
+    print(int(b * 8 / t) if t else 0)
 PY
 }
