@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# dfs under traffic: "change" of the parameters that rebuild state (order
+# and cache rebuild the flow table, key starts it over, a lower limit trims
+# the queue) while TCP and a UDP flood run, over IPv4 and IPv6; then idle
+# flows pruned at the shortest prune interval, and the qdisc deleted.
+
+source "$(dirname "$0")/dfs_scenario.sh"
+
+TOOLS=$(cd "$(dirname "$0")/../tools" && pwd)
+
+qstat()
+{
+	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -c '
+import json, sys
+for q in json.load(sys.stdin):
+    if q["kind"] == "dfs":
+        # the xstats are keys of the qdisc object, as with fq_codel
+        print(" ".join("%s=%s" % (k, v) for k, v in sorted(q.items())
+                       if isinstance(v, int)))'
+}
+
+stat()
+{
+	sed -n "s/.*\<$1=\([0-9]*\).*/\1/p" <<<"$STATS"
+}
+
+require_command iperf3 python3
+setup_topology 3 || exit $ksft_fail
+
+RET=0
+setup_bottleneck "$R_OUT" 10mbit dfs limit 100000 prune 1s
+check_err $? "setup"
+start_iperf3_server 5202 && start_iperf3_server 5203
+start_tcp_flow s2 5202 10 /dev/null
+FAMILY=6 start_tcp_flow s3 5203 10 /dev/null
+in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9000 \
+	--rate 20M --time 10 >/dev/null &
+FLOW_PIDS+=($!)
+in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP6" --port 9000 \
+	--rate 5M --time 10 >/dev/null &
+FLOW_PIDS+=($!)
+sleep 3
+for change in "order 2" "cache 1" "limit 20000" "order 64 cache 64" \
+	      "key 5tuple" "key src" "key srcdst" "cache 0" "cache 32 order 16"; do
+	# shellcheck disable=SC2086
+	in_ns r tc qdisc change dev "$R_OUT" parent 1:1 handle 10: dfs $change
+	check_err $? "change $change under traffic"
+	sleep 0.3
+done
+STATS=$(qstat)
+log_info "after the changes: $STATS"
+[ "$(stat flows)" -ge 2 ]
+check_err $? "flows not tracked after the changes"
+wait_flows
+log_test "dfs: change under traffic (order, cache, limit, key)"
+
+RET=0
+sleep 3.5
+STATS=$(qstat)
+log_info "idle: $STATS"
+[ "$(stat flows)" -eq 0 ] && [ "$(stat pruned)" -ge 1 ]
+check_err $? "idle flows not pruned: $STATS"
+log_test "dfs: idle flows pruned (prune 1s)"
+
+RET=0
+in_ns r tc qdisc del dev "$R_OUT" root
+check_err $? "delete"
+log_test "dfs: delete after traffic"
+exit $EXIT_STATUS
