@@ -48,7 +48,7 @@
 
 #define DFS_DEFAULT_LIMIT	(1024 * 1024)
 #define DFS_DEFAULT_FLOWS	65536
-#define DFS_DEFAULT_ORDER	16
+#define DFS_DEFAULT_ORDER	32
 #define DFS_DEFAULT_CACHE	32
 #define DFS_DEFAULT_PRUNE_MS	(3600 * MSEC_PER_SEC)	/* Table 2: 1 h */
 #define DFS_DEFAULT_RATE_US	(100 * USEC_PER_MSEC)
@@ -332,6 +332,7 @@ static void dfs_reset(struct Qdisc *sch)
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
 	qdisc_reset_queue(sch);
+	sch->qstats.backlog = 0;	/* qdisc_reset_queue leaves it */
 	dfs_flows_destroy(q);
 	dfs_meter_init(&q->meter, ktime_get_ns());
 	q->wfs_ewma = q->params.limit;
@@ -643,14 +644,11 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
-	if (c.key_mode != q->key_mode) {
-		/* Known flows mean nothing under another key: start over. */
-		unsigned int qlen = sch->q.qlen, backlog = sch->qstats.backlog;
-
-		qdisc_reset_queue(sch);
-		qdisc_tree_reduce_backlog(sch, qlen, backlog);
-		dfs_flows_destroy(q);
-	}
+	/* Known flows mean nothing under another key: start over, queue
+	 * and flows (dfs_reset), with the parents told of the drops.
+	 */
+	if (c.key_mode != q->key_mode)
+		qdisc_purge_queue(sch);
 	if (rebuild && dfs_rebuild(q, c.order, &nc)) {
 		sch_tree_unlock(sch);
 		dfs_cache_free(&nc);

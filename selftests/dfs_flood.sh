@@ -23,8 +23,7 @@ summary()
 	tcp=$(flood_tcp_bps "$dir" | xargs)
 	sum=$(echo "$tcp" | awk '{ for (i = 1; i <= NF; i++) s += $i; print s }')
 	jain=$(jain_index $tcp)
-	util=$(awk -v u="$udp" -v t="$sum" -v l="$LINK_BPS" \
-		'BEGIN { printf "%.3f", (u + t) / l }')
+	util=$(flood_util "$dir")
 	log_info "$2: udp $((udp / 1000)) kbit/s, tcp total $((sum / 1000)) kbit/s, jain $jain, utilisation $util"
 	log_info "$2: tcp kbit/s: $(for x in $tcp; do printf '%d ' $((x / 1000)); done)"
 	UDP=$udp TCP_SUM=$sum JAIN=$jain UTIL=$util
@@ -35,8 +34,8 @@ flood_run "$OUT/dfs" "$SECS" "20M:$SECS" dfs limit 100000
 check_err $? "traffic did not run"
 summary "$OUT/dfs" dfs
 log_info "dfs: flood flow flags (seconds flags): $(tr '\n' ';' < "$OUT/dfs/flags")"
-grep -q malicious <<<"$(tail -n 3 "$OUT/dfs/flags")"
-check_err $? "the flood source is not listed as malicious"
+tail -n 1 "$OUT/dfs/flags" | grep -q malicious
+check_err $? "the flood source is not listed as malicious at the end"
 [ "$UDP" -lt $((LINK_BPS / 20)) ]
 check_err $? "flood goodput $UDP bit/s is not under 5% of the link"
 awk -v j="$JAIN" 'BEGIN { exit !(j >= 0.9) }'
@@ -44,6 +43,28 @@ check_err $? "TCP Jain's index $JAIN < 0.9"
 awk -v u="$UTIL" 'BEGIN { exit !(u >= 0.85) }'
 check_err $? "link utilisation $UTIL < 0.85"
 log_test "dfs: UDP flood cut off, TCP shares the link fairly"
+
+RET=0
+for ((i = 2; i <= NUM_SENDERS; i++)); do
+	in_ns "s$i" sysctl -qw net.ipv4.tcp_ecn=1
+done
+flood_run "$OUT/dfs-ecn" "$SECS" "20M:$SECS" dfs limit 100000
+check_err $? "traffic did not run"
+summary "$OUT/dfs-ecn" "dfs, ECN TCP"
+marks=$(flood_xstat "$OUT/dfs-ecn" ecn_marked)
+log_info "dfs, ECN TCP: ecn_marked $marks, drop_wfs $(flood_xstat "$OUT/dfs-ecn" drop_wfs)"
+[ "$marks" -gt 0 ]
+check_err $? "no ECN-capable packet was CE marked"
+tail -n 1 "$OUT/dfs-ecn/flags" | grep -q malicious
+check_err $? "the flood source is not listed as malicious at the end"
+[ "$UDP" -lt $((LINK_BPS / 20)) ]
+check_err $? "flood goodput $UDP bit/s is not under 5% of the link"
+awk -v j="$JAIN" 'BEGIN { exit !(j >= 0.9) }'
+check_err $? "TCP Jain's index $JAIN < 0.9"
+log_test "dfs: with ECN TCP: marked not dropped, flood still cut off"
+for ((i = 2; i <= NUM_SENDERS; i++)); do
+	in_ns "s$i" sysctl -qw net.ipv4.tcp_ecn=2
+done
 
 RET=0
 flood_run "$OUT/pfifo" "$SECS" "20M:$SECS" pfifo limit 70

@@ -55,7 +55,7 @@ defaults_test()
 	check_err $? "add with defaults"
 	snap
 	[ "$(opt limit)" = 1048576 ]; check_err $? "limit $(opt limit)"
-	[ "$(opt order)" = 16 ]; check_err $? "order"
+	[ "$(opt order)" = 32 ]; check_err $? "order"
 	[ "$(opt cache)" = 32 ]; check_err $? "cache"
 	[ "$(opt key)" = srcdst ]; check_err $? "key"
 	[ "$(opt delta_i)" = 0.04 ]; check_err $? "delta_i $(opt delta_i)"

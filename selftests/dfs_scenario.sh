@@ -9,10 +9,13 @@
 #
 #	flood_run OUTDIR SECONDS UDP_SCHEDULE CHILD_QDISC...
 #		runs it; TCP and UDP goodput are measured at the receiver,
-#		per second, less the first WARMUP seconds.
+#		per second, from WARMUP to SECONDS; the traffic goes on TAIL
+#		seconds more so that the last probes still see it.
 #		While it runs, the DFS flags of s1's flow are sampled into
 #		OUTDIR/flags, lines of "SECONDS FLAGS" since the flood began.
 #	flood_udp_bps OUTDIR     UDP goodput, bit/s
+#	flood_xstat OUTDIR NAME  a dfs statistic at the end of the run
+#	flood_util OUTDIR        link utilisation past the warm-up (0..1)
 #	flood_tcp_bps OUTDIR     TCP goodputs, bit/s, one per flow
 
 source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib.sh"
@@ -21,6 +24,7 @@ TOOLS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)
 LINK_RATE=${LINK_RATE:-10mbit}
 LINK_BPS=${LINK_BPS:-10000000}
 WARMUP=${WARMUP:-2}
+TAIL=${TAIL:-3}
 UDP_PORT=9000
 
 # dfs_flow_flags SRC: flags of SRC's flow in the DFS cache ("cached" when
@@ -38,11 +42,30 @@ dfs_flow_flags()
 		}'
 }
 
+# link_bytes: bytes the bottleneck's shaper (the root qdisc) has sent.
+link_bytes()
+{
+	in_ns r tc -s qdisc show dev "$R_OUT" |
+		awk '/^qdisc/ { root = / root / } root && $1 == "Sent" { print $2; exit }'
+}
+
+# tail_phase SCHEDULE: the last phase's rate for TAIL seconds.
+tail_phase()
+{
+	local last=${1##*,}
+
+	echo "${last%%:*}:$TAIL"
+}
+
 flood_run()
 {
-	local out=$1 secs=$2 schedule=$3 i t t0
+	local out=$1 secs=$2 schedule=$3 i t t0 run
 	shift 3
 
+	# Traffic runs TAIL seconds past the measured window, so that the
+	# last probes (slow under emulation) still see it running.
+	run=$((secs + TAIL))
+	SECS_MEASURED=$secs
 	mkdir -p "$out"
 	in_ns r tc qdisc del dev "$R_OUT" root 2>/dev/null
 	setup_bottleneck "$R_OUT" "$LINK_RATE" "$@" || return 1
@@ -50,23 +73,33 @@ flood_run()
 		start_iperf3_server $((5200 + i)) || return 1
 	done
 	in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
-		--time $((secs + 1)) --out "$out/udp.json" &
+		--time $((run + 1)) --out "$out/udp.json" &
 	FLOW_PIDS+=($!)
 	sleep 0.5
 	for ((i = 2; i <= NUM_SENDERS; i++)); do
-		start_tcp_flow "s$i" $((5200 + i)) "$secs" "$out/tcp$i.json" \
+		start_tcp_flow "s$i" $((5200 + i)) "$run" "$out/tcp$i.json" \
 			--get-server-output
 	done
 	in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
-		--port $UDP_PORT --schedule "$schedule" > "$out/udp_send.json" &
+		--port $UDP_PORT --schedule "$schedule,$(tail_phase "$schedule")" \
+		> "$out/udp_send.json" &
+	FLOW_PIDS+=($!)
+	t0=$EPOCHREALTIME
+
+	# The link's own byte count at the start and the end of the window,
+	# timed by sleep, not by the probes below.
+	{
+		sleep "$WARMUP"; echo "$EPOCHREALTIME $(link_bytes)"
+		sleep $((secs - WARMUP)); echo "$EPOCHREALTIME $(link_bytes)"
+	} > "$out/link" &
 	FLOW_PIDS+=($!)
 
-	# Timestamped: one probe takes a second or more under emulation.
+	# DFS flags of the flood's flow, timestamped: a probe takes a second
+	# or more under emulation.  The last one is at or after SECS.
 	: > "$out/flags"
-	t0=$EPOCHREALTIME
-	while t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') &&
-	      awk -v t="$t" -v s="$secs" 'BEGIN { exit !(t < s) }'; do
+	while t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'); do
 		echo "$t $(dfs_flow_flags "${SND_IP4[1]}")" >> "$out/flags"
+		awk -v t="$t" -v s="$secs" 'BEGIN { exit !(t < s) }' || break
 		sleep 0.5
 	done
 	in_ns r tc -j -s qdisc show dev "$R_OUT" > "$out/qdisc.json"
@@ -76,12 +109,13 @@ flood_run()
 
 flood_udp_bps()
 {
-	python3 - "$1/udp.json" "$WARMUP" <<'PY'
+	python3 - "$1/udp.json" "$WARMUP" "$SECS_MEASURED" <<'PY'
 import json, sys
 per_sec = json.load(open(sys.argv[1]))["bytes_per_sec"]
-w = int(sys.argv[2])
-# The sink starts half a second early and runs a second longer.
-win = per_sec[w + 1:-1] or [0]
+w, secs = int(sys.argv[2]), int(sys.argv[3])
+# The sink starts half a second before the flood: second k of the flood
+# falls mostly in bin k + 1.
+win = per_sec[w + 1:secs + 1] or [0]
 print(int(sum(win) * 8 / len(win)))
 PY
 }
@@ -91,13 +125,13 @@ PY
 # receiver's total and overstate the rate.
 flood_tcp_bps()
 {
-	python3 - "$WARMUP" "$1"/tcp*.json <<'PY'
+	python3 - "$WARMUP" "$SECS_MEASURED" "$1"/tcp*.json <<'PY'
 import json, re, sys
 # The server's text report: "[  5]   3.00-4.00   sec   150 KBytes  1.23 Mbits/sec"
 LINE = re.compile(r"\]\s+([\d.]+)-([\d.]+)\s+sec\s+([\d.]+)\s+([KMG]?)Bytes")
 UNIT = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
-w = int(sys.argv[1])
-for path in sys.argv[2:]:
+w, secs = int(sys.argv[1]), int(sys.argv[2])
+for path in sys.argv[3:]:
     try:
         text = json.load(open(path))["server_output_text"]
     except (KeyError, ValueError, OSError) as e:
@@ -107,10 +141,26 @@ for path in sys.argv[2:]:
     b = t = 0.0
     for m in LINE.finditer(text):
         start, end = float(m.group(1)), float(m.group(2))
-        if end - start > 1.5 or start < w:   # the totals, the warm-up
-            continue
+        if end - start > 1.5 or start < w or start >= secs:
+            continue   # the totals, the warm-up, the tail
         b += float(m.group(3)) * UNIT[m.group(4)]
         t += end - start
     print(int(b * 8 / t) if t else 0)
 PY
+}
+
+flood_xstat()
+{
+	python3 - "$1/qdisc.json" "$2" <<'PY'
+import json, sys
+for q in json.load(open(sys.argv[1])):
+    if q["kind"] == "dfs":
+        print(q.get(sys.argv[2], 0))  # xstats are keys of the qdisc object
+PY
+}
+
+flood_util()
+{
+	awk -v l="$LINK_BPS" 'NR == 1 { t = $1; b = $2 }
+		NR == 2 { printf "%.3f\n", ($2 - b) * 8 / ($1 - t) / l }' "$1/link"
 }

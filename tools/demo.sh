@@ -49,10 +49,11 @@ for q in $QDISCS; do
 	sum=$(awk '{ for (i = 1; i <= NF; i++) s += $i; print s + 0 }' <<<"$tcp")
 	marked=-
 	[ "$q" = dfs ] && { grep -q malicious "$OUT/$q/flags" && marked=yes || marked=no; }
+	# shellcheck disable=SC2086
 	awk -v q="$q" -v u="$udp" -v t="$sum" -v j="$(jain_index $tcp)" \
-	    -v l="$LINK_BPS" -v m="$marked" 'BEGIN {
-		printf "| %s | %d | %d | %.3f | %.3f | %s |\n",
-		       q, u / 1000, t / 1000, j, (u + t) / l, m }' >> "$table"
+	    -v util="$(flood_util "$OUT/$q")" -v m="$marked" 'BEGIN {
+		printf "| %s | %d | %d | %.3f | %s | %s |\n",
+		       q, u / 1000, t / 1000, j, util, m }' >> "$table"
 done
 echo
 cat "$table"

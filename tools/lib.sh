@@ -43,6 +43,8 @@
 #	start_tcp_flow NAME PORT SECONDS OUTFILE [IPERF3_ARGS...]   background
 #	start_udp_flow NAME PORT SECONDS RATE OUTFILE [IPERF3_ARGS...]
 #	wait_flows                 wait for every started flow; 1 if one failed
+#	rx_meter_setup; rx_bytes; rx_rates A B    per-sender rates measured at
+#	                           rcv over a common window (see below)
 #	iperf3_goodput FILE...     receiver-side goodput in bit/s, one per line
 #	jain_index X...            Jain's fairness index of the numbers
 #
@@ -201,6 +203,7 @@ require_qdisc()
 NS_PREFIX=${NS_PREFIX:-dfs$$-}
 TOPO_NS=()		# real names of the namespaces we created
 FLOW_PIDS=()		# background iperf3 clients
+FLOW_OUTS=()		# and their JSON output files
 NUM_SENDERS=0
 R_OUT='r-out'
 RCV_IP4=10.0.0.2 RCV_IP6=fd00::2	# receiver; r-out is .1 / ::1
@@ -307,6 +310,7 @@ topo_cleanup()
 	done
 	TOPO_NS=()
 	FLOW_PIDS=()
+	FLOW_OUTS=()
 }
 
 # Namespace of the bottleneck (the router).
@@ -318,13 +322,15 @@ BN_LATENCY=${BN_LATENCY:-50ms}
 
 # setup_bottleneck DEV RATE CHILD_QDISC...: in the router, a TBF at RATE as
 # root (handle 1:) and CHILD_QDISC as its child (handle 10:, parent 1:1),
+# replacing whatever root qdisc DEV had,
 # e.g. setup_bottleneck r-out 10mbit dfs limit 1000
 #      setup_bottleneck r-out 10mbit pfifo limit 100
 setup_bottleneck()
 {
 	local dev=$1 rate=$2; shift 2
 
-	in_ns "$BN_NS" tc qdisc replace dev "$dev" root handle 1: \
+	in_ns "$BN_NS" tc qdisc del dev "$dev" root 2>/dev/null
+	in_ns "$BN_NS" tc qdisc add dev "$dev" root handle 1: \
 		tbf rate "$rate" burst "$BN_BURST" latency "$BN_LATENCY" || return 1
 	in_ns "$BN_NS" tc qdisc add dev "$dev" parent 1:1 handle 10: "$@"
 }
@@ -335,7 +341,8 @@ setup_bottleneck_htb()
 {
 	local dev=$1 rate=$2; shift 2
 
-	in_ns "$BN_NS" tc qdisc replace dev "$dev" root handle 1: htb default 1 ||
+	in_ns "$BN_NS" tc qdisc del dev "$dev" root 2>/dev/null
+	in_ns "$BN_NS" tc qdisc add dev "$dev" root handle 1: htb default 1 ||
 		return 1
 	in_ns "$BN_NS" tc class add dev "$dev" parent 1: classid 1:1 \
 		htb rate "$rate" ceil "$rate" || return 1
@@ -402,32 +409,104 @@ start_tcp_flow()
 	local ns=$1 port=$2 secs=$3 out=$4; shift 4
 
 	in_ns "$ns" iperf3 -c "$(flow_dst)" -p "$port" -t "$secs" -J \
-		--connect-timeout 5000 $(flow_omit) "$@" > "$out" 2>&1 &
+		$(flow_omit) "$@" > "$out" 2>&1 &
 	FLOW_PIDS+=($!)
+	FLOW_OUTS+=("$out")
 }
 
 # start_udp_flow NAME PORT SECONDS RATE OUTFILE [IPERF3_ARGS...]: UDP
-# constant bit rate (1200-byte datagrams) at RATE (e.g. 20M).
+# constant bit rate (1200-byte datagrams) at RATE (e.g. 20M).  Start UDP
+# flows before the TCP ones: iperf3 sets a UDP test up with one datagram
+# each way, without retry, and if the bottleneck is already full and drops
+# it the client fails ("unable to read from stream socket").
 start_udp_flow()
 {
 	local ns=$1 port=$2 secs=$3 rate=$4 out=$5; shift 5
 
 	in_ns "$ns" iperf3 -c "$(flow_dst)" -p "$port" -t "$secs" -J \
-		--connect-timeout 5000 $(flow_omit) -u -b "$rate" -l 1200 "$@" \
+		$(flow_omit) -u -b "$rate" -l 1200 "$@" \
 		> "$out" 2>&1 &
 	FLOW_PIDS+=($!)
+	FLOW_OUTS+=("$out")
 }
 
 # wait_flows: wait for all the flows started; non-zero if any client failed.
+# iperf3 -J exits 0 even on errors, so the JSON files are checked too: the
+# errors found are printed.
 wait_flows()
 {
-	local pid rc=0
+	local pid rc=0 f
 
 	for pid in "${FLOW_PIDS[@]}"; do
 		wait "$pid" || rc=1
 	done
+	if [ ${#FLOW_OUTS[@]} -gt 0 ]; then
+		for f in $(grep -l '"error":' "${FLOW_OUTS[@]}" 2>/dev/null); do
+			echo "iperf3 failed: $f: $(grep -o '"error":.*' "$f")" >&2
+			rc=1
+		done
+	fi
 	FLOW_PIDS=()
+	FLOW_OUTS=()
 	return $rc
+}
+
+# Receiver-side meter, for rates over one window common to all flows
+# (iperf3's own results cover each flow's own, staggered, period):
+#
+#	rx_meter_setup              count what rcv receives from each sender
+#	a=$(rx_bytes); sleep 20; b=$(rx_bytes)
+#	rates=($(rx_rates "$a" "$b"))   bit/s of s1..sN over that window
+#
+# The counts are IP packet bytes (headers and retransmissions included)
+# from each sender's address, v4 and v6, counted by flower filters on the
+# ingress of rcv's eth0.
+rx_meter_setup()
+{
+	local i b=""
+
+	in_ns rcv tc qdisc replace dev eth0 clsact || return 1
+	for ((i = 1; i <= NUM_SENDERS; i++)); do
+		b+="filter add dev eth0 ingress pref $i protocol ip flower src_ip ${SND_IP4[i]} action pass"$'\n'
+		b+="filter add dev eth0 ingress pref $((1000 + i)) protocol ipv6 flower src_ip ${SND_IP6[i]} action pass"$'\n'
+	done
+	in_ns rcv tc -batch - <<<"$b"
+}
+
+# rx_bytes: one line "TIME B1 ... BN": the guest's uptime (s) and the bytes
+# received so far from s1..sN.
+rx_bytes()
+{
+	local t0 t1 json
+
+	read -r t0 _ < /proc/uptime
+	json=$(in_ns rcv tc -s -j filter show dev eth0 ingress) || return 1
+	read -r t1 _ < /proc/uptime
+	python3 -c '
+import json, sys
+n = int(sys.argv[3])
+b = [0] * (n + 1)
+for f in json.loads(sys.stdin.read()):
+    acts = f.get("options", {}).get("actions", [])
+    if not acts:
+        continue
+    i = f["pref"] % 1000
+    if 1 <= i <= n:
+        b[i] += sum(a.get("stats", {}).get("bytes", 0) for a in acts)
+print("%.3f" % ((float(sys.argv[1]) + float(sys.argv[2])) / 2), *b[1:])
+' "$t0" "$t1" "$NUM_SENDERS" <<<"$json"
+}
+
+# rx_rates "LINE_A" "LINE_B": per-sender rates in bit/s (integers) between
+# two rx_bytes samples.
+rx_rates()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		na = split(a, x); split(b, y); dt = y[1] - x[1]
+		if (dt <= 0) exit 1
+		for (i = 2; i <= na; i++)
+			printf "%d%s", (y[i] - x[i]) * 8 / dt, (i < na ? " " : "\n")
+	}'
 }
 
 # iperf3_goodput FILE...: receiver-side goodput of iperf3 client JSON
