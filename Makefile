@@ -49,7 +49,7 @@ install: modules tc
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $(shell basename $$(dirname $(KDIR)))
 	install -d $(DESTDIR)$(TC_LIB_DIR)
-	install -m 0644 build/tc/lib/q_*.so $(DESTDIR)$(TC_LIB_DIR)/
+	install -m 0644 build/tc/lib/*.so $(DESTDIR)$(TC_LIB_DIR)/
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean

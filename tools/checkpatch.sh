@@ -27,5 +27,5 @@ fi
 
 cd "$ROOT"
 # shellcheck disable=SC2046
-[ $# -gt 0 ] || set -- $(git ls-files "sch_dfs/*.[ch]" "include/uapi/*.h")
+[ $# -gt 0 ] || set -- $(git ls-files "sch_dfs/*.[ch]" "sch_stfq/*.[ch]" "cls_lrufq/*.[ch]" "include/uapi/*.h")
 exec "$CP/scripts/checkpatch.pl" --no-tree --strict --terse --show-types -f "$@"

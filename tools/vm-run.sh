@@ -23,8 +23,8 @@
 #                  KSFT_*, TEST_*, TESTS, VM_*, VERBOSE, FLOW_*, TOPO_*,
 #                  BN_* and FAMILY always are
 #
-# The whole host filesystem is visible read-only in the guest; $REPO/build
-# and a private temp dir are writable.  Logs: build/vm-logs/<ts>-dmesg.txt
+# The whole host filesystem is visible read-only in the guest; $REPO/build,
+# $REPO/results and a private temp dir are writable.  Logs: build/vm-logs/<ts>-dmesg.txt
 # (guest dmesg after rmmod) and <ts>-console.txt (serial console, which
 # survives a guest panic).
 
@@ -107,12 +107,15 @@ start=$(date +%s)
 # they were regular files (CI logs), so both go through FIFOs.
 # timeout(1) signals its whole process group, so qemu dies with vng.
 mkfifo "$TMP/out.fifo" "$TMP/console.fifo" || die "mkfifo failed"
+# The guest writes under build/ and results/ (the lab's tables and plots).
+mkdir -p "$REPO/build" "$REPO/results"
 cat "$TMP/out.fifo" & out_pid=$!
 cat "$TMP/console.fifo" > "$TMP/console.log" & con_pid=$!
 timeout --kill-after=30 "$TIMEOUT" \
 	vng -v --run "$KIMG" --disable-kvm --force-9p \
 	    --memory "${VM_MEMORY:-1G}" --cpus "${VM_CPUS:-2}" \
-	    --rwdir "$TMP" --rwdir "$REPO/build" --cwd "$REPO" \
+	    --rwdir "$TMP" --rwdir "$REPO/build" --rwdir "$REPO/results" \
+	    --cwd "$REPO" \
 	    --exec "bash $(printf %q "$REPO/tools/vm-guest.sh") $(printf %q "$TMP")" \
 	    </dev/null >"$TMP/out.fifo" 2>"$TMP/console.fifo" &
 VNG_PID=$!

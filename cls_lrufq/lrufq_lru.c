@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LRU flow cache of LRU-FQ, see lrufq_lru.h.  Plain C: built into
+ * cls_lrufq and into the userspace unit tests.
+ */
+#include "lrufq_lru.h"
+
+static bool lrufq_key_eq(const struct lrufq_key *a, const struct lrufq_key *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
+		   u64 pin_rate)
+{
+	u32 nb = 1, i;
+
+	memset(l, 0, sizeof(*l));
+	if (!size)
+		return -EINVAL;
+	while (nb < 2 * size)
+		nb <<= 1;
+	l->e = kcalloc(size, sizeof(*l->e), GFP_KERNEL);
+	l->bucket = kcalloc(nb, sizeof(*l->bucket), GFP_KERNEL);
+	if (!l->e || !l->bucket) {
+		lrufq_lru_free(l);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nb; i++)
+		l->bucket[i] = LRUFQ_NIL;
+	l->size = size;
+	l->hmask = nb - 1;
+	l->top = LRUFQ_NIL;
+	l->bottom = LRUFQ_NIL;
+	l->threshold = threshold;
+	l->prob = prob;
+	l->pin_rate = pin_rate;
+	return 0;
+}
+
+void lrufq_lru_free(struct lrufq_lru *l)
+{
+	kfree(l->e);
+	kfree(l->bucket);
+	l->e = NULL;
+	l->bucket = NULL;
+	l->size = 0;
+	l->used = 0;
+}
+
+static u32 lrufq_find_idx(const struct lrufq_lru *l,
+			  const struct lrufq_key *key, u32 hash)
+{
+	u32 i;
+
+	for (i = l->bucket[hash & l->hmask]; i != LRUFQ_NIL; i = l->e[i].hnext)
+		if (l->e[i].hash == hash && lrufq_key_eq(&l->e[i].key, key))
+			return i;
+	return LRUFQ_NIL;
+}
+
+const struct lrufq_entry *lrufq_lru_find(const struct lrufq_lru *l,
+					 const struct lrufq_key *key,
+					 u32 hash)
+{
+	u32 i = lrufq_find_idx(l, key, hash);
+
+	return i == LRUFQ_NIL ? NULL : &l->e[i];
+}
+
+const struct lrufq_entry *lrufq_lru_rank(const struct lrufq_lru *l, u32 n)
+{
+	u32 i;
+
+	for (i = l->top; i != LRUFQ_NIL && n; i = l->e[i].next)
+		n--;
+	return i == LRUFQ_NIL ? NULL : &l->e[i];
+}
+
+static void lrufq_unlink(struct lrufq_lru *l, u32 i)
+{
+	struct lrufq_entry *e = &l->e[i];
+
+	if (e->prev != LRUFQ_NIL)
+		l->e[e->prev].next = e->next;
+	else
+		l->top = e->next;
+	if (e->next != LRUFQ_NIL)
+		l->e[e->next].prev = e->prev;
+	else
+		l->bottom = e->prev;
+}
+
+static void lrufq_push_top(struct lrufq_lru *l, u32 i)
+{
+	struct lrufq_entry *e = &l->e[i];
+
+	e->prev = LRUFQ_NIL;
+	e->next = l->top;
+	if (l->top != LRUFQ_NIL)
+		l->e[l->top].prev = i;
+	else
+		l->bottom = i;
+	l->top = i;
+}
+
+static void lrufq_hash_del(struct lrufq_lru *l, u32 i)
+{
+	u32 *p = &l->bucket[l->e[i].hash & l->hmask];
+
+	while (*p != i)
+		p = &l->e[*p].hnext;
+	*p = l->e[i].hnext;
+}
+
+static void lrufq_set_pinned(struct lrufq_lru *l, struct lrufq_entry *e,
+			     bool pinned)
+{
+	if (e->pinned != pinned) {
+		e->pinned = pinned;
+		if (pinned)
+			l->pinned++;
+		else
+			l->pinned--;
+	}
+}
+
+/* Rate of a cached flow over windows of LRUFQ_RATE_WINDOW_NS; the pin
+ * follows the rate of the last complete window.
+ */
+static void lrufq_meter(struct lrufq_lru *l, struct lrufq_entry *e, u32 len,
+			u64 now)
+{
+	u64 dt = now - e->win_start;
+
+	if (dt >= LRUFQ_RATE_WINDOW_NS) {
+		/* A window and more without packets: the rate was 0. */
+		e->rate = dt >= 2 * LRUFQ_RATE_WINDOW_NS ? 0 :
+			  div64_u64(e->win_bytes * NSEC_PER_SEC, dt);
+		e->win_start = now;
+		e->win_bytes = 0;
+		lrufq_set_pinned(l, e, e->rate >= l->pin_rate);
+	}
+	e->win_bytes += len;
+}
+
+static bool lrufq_pin_stale(const struct lrufq_entry *e, u64 now)
+{
+	return now - e->win_start >= 2 * LRUFQ_RATE_WINDOW_NS;
+}
+
+/* The slot a new flow takes: a free one, else the lowest entry not
+ * pinned (a pinned one silent for two windows is pinned no more), else
+ * none.
+ */
+static u32 lrufq_victim(struct lrufq_lru *l, u64 now)
+{
+	u32 i;
+
+	if (l->used < l->size)
+		return l->used++;
+	for (i = l->bottom; i != LRUFQ_NIL; i = l->e[i].prev) {
+		struct lrufq_entry *e = &l->e[i];
+
+		if (!e->pinned)
+			break;
+		if (lrufq_pin_stale(e, now)) {
+			lrufq_set_pinned(l, e, false);
+			break;
+		}
+		l->stats.pin_skips++;
+	}
+	if (i == LRUFQ_NIL)
+		return LRUFQ_NIL;
+	lrufq_unlink(l, i);
+	lrufq_hash_del(l, i);
+	l->stats.evictions++;
+	return i;
+}
+
+/* One packet of @len bytes of the flow @key (hash @hash) at @now ns, @rnd
+ * uniform in u32.  Returns true if the flow is high bandwidth.
+ */
+bool lrufq_lru_packet(struct lrufq_lru *l, const struct lrufq_key *key,
+		      u32 hash, u32 len, u64 now, u32 rnd)
+{
+	struct lrufq_entry *e;
+	u32 i;
+
+	i = lrufq_find_idx(l, key, hash);
+	if (i != LRUFQ_NIL) {
+		e = &l->e[i];
+		l->stats.hits++;
+		if (e->count < U32_MAX)
+			e->count++;
+		if (l->pin_rate)
+			lrufq_meter(l, e, len, now);
+		if (l->top != i) {
+			lrufq_unlink(l, i);
+			lrufq_push_top(l, i);
+		}
+		goto out;
+	}
+
+	l->stats.misses++;
+	if (rnd >= l->prob && l->prob != U32_MAX)
+		goto low;
+	i = lrufq_victim(l, now);
+	if (i == LRUFQ_NIL)
+		goto low;
+	e = &l->e[i];
+	memset(e, 0, sizeof(*e));
+	e->key = *key;
+	e->hash = hash;
+	e->count = 1;
+	e->win_start = now;
+	e->win_bytes = len;
+	e->hnext = l->bucket[hash & l->hmask];
+	l->bucket[hash & l->hmask] = i;
+	lrufq_push_top(l, i);
+	l->stats.admissions++;
+out:
+	if (lrufq_entry_high(l, e)) {
+		l->stats.high++;
+		return true;
+	}
+low:
+	l->stats.low++;
+	return false;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The LRU flow cache of LRU-FQ (Achanta and Reddy, INFOCOM 2003): SLOTS
+ * flows in a doubly linked list, most recently seen first, found through a
+ * hash table.  A hit moves the flow to the top and counts its packet; a
+ * miss replaces the bottom entry with probability p.  A flow whose count
+ * passed the threshold is high bandwidth.
+ *
+ * Pinning (the paper's suggested improvement): with a pin rate set, each
+ * cached flow's arrival rate is measured over LRUFQ_RATE_WINDOW_NS, and a
+ * flow measured at the pin rate or above is passed over by eviction, which
+ * takes the lowest flow that is not pinned.  A pinned flow that went
+ * silent for a window is no longer pinned.
+ *
+ * Entries are array slots linked by index; the caller serialises all
+ * calls (the classifier holds a spinlock).
+ */
+#ifndef _LRUFQ_LRU_H
+#define _LRUFQ_LRU_H
+
+#include "lrufq_compat.h"
+
+#define LRUFQ_NIL		U32_MAX
+#define LRUFQ_RATE_WINDOW_NS	(100 * NSEC_PER_MSEC)
+
+struct lrufq_key {
+	union {
+		struct {
+			u8	src[16];
+			u8	dst[16];
+			__be16	sport;
+			__be16	dport;
+			u8	proto;
+			u8	family;
+			u8	pad[2];
+		};
+		u32	w[10];
+	};
+};
+
+struct lrufq_entry {
+	struct lrufq_key	key;
+	u32			hash;
+	u32			hnext;		/* hash chain */
+	u32			prev, next;	/* LRU list: prev is hotter */
+	u32			count;		/* packets since admitted */
+	bool			pinned;
+	u64			win_start;	/* ns */
+	u64			win_bytes;
+	u64			rate;		/* bytes/s, last full window */
+};
+
+struct lrufq_lru_stats {
+	u64	hits;
+	u64	misses;
+	u64	admissions;
+	u64	evictions;
+	u64	high;
+	u64	low;
+	u64	pin_skips;
+};
+
+struct lrufq_lru {
+	u32			size;		/* slots */
+	u32			used;
+	u32			top, bottom;	/* most, least recently seen */
+	u32			hmask;
+	u32			*bucket;
+	struct lrufq_entry	*e;
+	u32			threshold;	/* packets */
+	u32			prob;		/* U32_MAX = 1.0 */
+	u64			pin_rate;	/* bytes/s, 0: no pinning */
+	u32			pinned;
+	struct lrufq_lru_stats	stats;
+};
+
+int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
+		   u64 pin_rate);
+void lrufq_lru_free(struct lrufq_lru *l);
+bool lrufq_lru_packet(struct lrufq_lru *l, const struct lrufq_key *key,
+		      u32 hash, u32 len, u64 now, u32 rnd);
+const struct lrufq_entry *lrufq_lru_find(const struct lrufq_lru *l,
+					 const struct lrufq_key *key,
+					 u32 hash);
+
+/* The entry at rank i from the top (0 = most recent), or NULL. */
+const struct lrufq_entry *lrufq_lru_rank(const struct lrufq_lru *l, u32 i);
+
+static inline bool lrufq_entry_high(const struct lrufq_lru *l,
+				    const struct lrufq_entry *e)
+{
+	return e->count > l->threshold;
+}
+
+#endif /* _LRUFQ_LRU_H */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Start-time Fair Queuing tags (Goyal, Vin, Cheng, SIGCOMM 1996).
+ *
+ * A packet of a class gets the start tag S = max(v, F_prev) and the finish
+ * tag F = S + len / weight; v is the start tag of the packet in service,
+ * and the packet with the smallest start tag is served next.  At the end
+ * of a busy period v becomes the largest finish tag served.
+ *
+ * Tags are u64 in units of 2^-STFQ_SHIFT bytes per unit of weight and are
+ * compared modulo 2^64, so they may wrap.  A class idle for long could hold
+ * a finish tag more than 2^63 behind v, which the modular comparison would
+ * take for one ahead: the clock counts eras of 2^STFQ_ERA_SHIFT of virtual
+ * time, and a class idle for two eras or more starts at v whatever its tag.
+ */
+#ifndef _STFQ_TAGS_H
+#define _STFQ_TAGS_H
+
+#include "stfq_compat.h"
+
+#define STFQ_SHIFT	16
+#define STFQ_ERA_SHIFT	61
+
+struct stfq_clock {
+	u64	v;		/* virtual time */
+	u64	vmax;		/* largest finish tag served */
+	u64	era;		/* v >> STFQ_ERA_SHIFT, counted past wraps */
+};
+
+struct stfq_tags {
+	u64	start;		/* start tag of the head packet */
+	u64	finish;		/* finish tag of the last packet served */
+	u64	era;		/* clock era when finish was set */
+};
+
+/* a < b, modulo 2^64 */
+static inline bool stfq_before(u64 a, u64 b)
+{
+	return (s64)(a - b) < 0;
+}
+
+/* Virtual service of len bytes at weight (>= 1). */
+static inline u64 stfq_cost(u32 len, u32 weight)
+{
+	return div_u64((u64)len << STFQ_SHIFT, weight);
+}
+
+void stfq_clock_init(struct stfq_clock *c);
+void stfq_tags_init(const struct stfq_clock *c, struct stfq_tags *t);
+void stfq_activate(const struct stfq_clock *c, struct stfq_tags *t);
+u64 stfq_serve(struct stfq_clock *c, struct stfq_tags *t, u32 len,
+	       u32 weight);
+void stfq_idle(struct stfq_clock *c);
+
+#endif /* _STFQ_TAGS_H */

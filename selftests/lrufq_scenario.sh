@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The LRU-FQ scenario shared by lrufq_flood.sh and lrufq_normal.sh: senders
+# s1..sU flood UDP at the link rate each (tools/udp_cbr.py), the other
+# senders each run one TCP flow (iperf3), all through a 10 Mbit/s HTB
+# class in the router.  HTB is the shaper because its leaf dequeues the
+# classful child (stfq, 10:) directly and the filters sit on 10: itself.
+#
+#	lrufq_setup LOW_WEIGHT HIGH_WEIGHT [LRUFQ_ARGS...]
+#		stfq 10: under the shaper, classes 10:1 (low) and 10:2
+#		(high), pfifo children, the lrufq filter on 10:
+#	lrufq_run OUTDIR SECONDS NUDP
+#		runs the traffic; goodputs measured at the receiver, per
+#		second, less the first WARMUP seconds
+#	lrufq_tcp_bps OUTDIR / lrufq_udp_bps OUTDIR   sums, bit/s
+
+source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib.sh"
+
+TOOLS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)
+LINK_RATE=${LINK_RATE:-10mbit}
+LINK_BPS=${LINK_BPS:-10000000}
+WARMUP=${WARMUP:-3}
+
+LRUFQ_ARGS=${LRUFQ_ARGS:-cache 6 probability 1/50 threshold 125}
+CHILD_LIMIT=${CHILD_LIMIT:-100}
+
+lrufq_setup()
+{
+	local low=$1 high=$2
+	shift 2
+
+	in_ns r tc qdisc del dev "$R_OUT" root 2>/dev/null
+	setup_bottleneck_htb "$R_OUT" "$LINK_RATE" stfq || return 1
+	in_ns r tc class add dev "$R_OUT" parent 10: classid 10:1 stfq weight "$low" &&
+	in_ns r tc class add dev "$R_OUT" parent 10: classid 10:2 stfq weight "$high" &&
+	in_ns r tc qdisc add dev "$R_OUT" parent 10:1 pfifo limit "$CHILD_LIMIT" &&
+	in_ns r tc qdisc add dev "$R_OUT" parent 10:2 pfifo limit "$CHILD_LIMIT" || return 1
+	# shellcheck disable=SC2086
+	in_ns r tc filter add dev "$R_OUT" parent 10: protocol all prio 1 \
+		lrufq ${*:-$LRUFQ_ARGS} high 10:2 low 10:1
+}
+
+# lrufq_link_sample: "SECONDS BYTES", bytes sent by the shaper (root).
+lrufq_link_sample()
+{
+	local t=$EPOCHREALTIME
+
+	echo "$t $(in_ns r tc -s qdisc show dev "$R_OUT" |
+		awk '/^qdisc/ { root = / root / } root && $1 == "Sent" { print $2; exit }')"
+}
+
+# lrufq_link_bps OUTDIR: link throughput between the two samples, bit/s.
+lrufq_link_bps()
+{
+	awk 'NR == 1 { t = $1; b = $2 }
+	     NR == 2 { printf "%d\n", ($2 - b) * 8 / ($1 - t) }' "$1/link"
+}
+
+lrufq_run()
+{
+	local out=$1 secs=$2 nudp=$3 i
+
+	rm -rf "$out"
+	mkdir -p "$out"
+	for ((i = nudp + 1; i <= NUM_SENDERS; i++)); do
+		start_iperf3_server $((5200 + i)) || return 1
+	done
+	for ((i = 1; i <= nudp; i++)); do
+		in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $((9000 + i)) \
+			--time $((secs + 1)) --out "$out/udp$i.json" &
+		FLOW_PIDS+=($!)
+	done
+	sleep 0.5
+	LRUFQ_SECS=$secs
+	for ((i = nudp + 1; i <= NUM_SENDERS; i++)); do
+		start_tcp_flow "s$i" $((5200 + i)) "$secs" "$out/tcp$i.json" \
+			--get-server-output
+	done
+	for ((i = 1; i <= nudp; i++)); do
+		in_ns "s$i" python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
+			--port $((9000 + i)) --rate "${LINK_BPS}" --time "$secs" \
+			> /dev/null &
+		FLOW_PIDS+=($!)
+	done
+	# The shaper's byte counter over the middle of the run: the link
+	# throughput, free of the flows' staggered starts.
+	sleep "$WARMUP"
+	lrufq_link_sample > "$out/link"
+	sleep $((secs - WARMUP - 3))
+	lrufq_link_sample >> "$out/link"
+	in_ns r tc -s -d filter show dev "$R_OUT" parent 10: > "$out/filter.txt" 2>&1
+	wait_flows
+	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
+}
+
+# lrufq_tcp_flows OUTDIR: receiver-side (the iperf3 server's) goodput of
+# each TCP flow, bit/s, over its per-second intervals from WARMUP to the
+# end (iperf3's own -O would leave the omitted bytes in the total).
+lrufq_tcp_flows()
+{
+	python3 - "$WARMUP" "$LRUFQ_SECS" "$1"/tcp*.json <<'PY'
+import json, re, sys
+# The server's text report: "[  5]   3.00-4.00   sec   150 KBytes  1.23 Mbits/sec"
+LINE = re.compile(r"\]\s+([\d.]+)-([\d.]+)\s+sec\s+([\d.]+)\s+([KMG]?)Bytes")
+UNIT = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+w, secs = int(sys.argv[1]), int(sys.argv[2])
+for path in sys.argv[3:]:
+    try:
+        text = json.load(open(path))["server_output_text"]
+    except (KeyError, ValueError, OSError) as e:
+        sys.stderr.write("%s: no result: %s\n" % (path, e))
+        print(0)
+        continue
+    b = t = 0.0
+    for m in LINE.finditer(text):
+        start, end = float(m.group(1)), float(m.group(2))
+        if end - start > 1.5 or start < w or start >= secs:
+            continue   # the totals, the warm-up
+        b += float(m.group(3)) * UNIT[m.group(4)]
+        t += end - start
+    print(int(b * 8 / t) if t else 0)
+PY
+}
+
+lrufq_tcp_bps()
+{
+	lrufq_tcp_flows "$1" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+lrufq_udp_bps()
+{
+	python3 - "$WARMUP" "$1"/udp*.json <<'PY'
+import json, sys
+w = int(sys.argv[1])
+total = 0
+for path in sys.argv[2:]:
+    per_sec = json.load(open(path))["bytes_per_sec"]
+    # The sinks start half a second early and run a second longer.
+    win = per_sec[w + 1:-1] or [0]
+    total += sum(win) * 8 / len(win)
+print(int(total))
+PY
+}
