@@ -79,7 +79,7 @@ setup_bottleneck_htb "$R_OUT" "$RATE" stfq
 check_err $? "stfq under htb"
 in_ns r tc class add dev "$R_OUT" parent 10: classid 10:1 stfq weight 1
 check_err $? "class 10:1"
-in_ns r tc class add dev "$R_OUT" parent 10: classid 10:2 stfq weight 4
+in_ns r tc class add dev "$R_OUT" parent 10: classid 10:2 stfq weight 4 quantum-free
 check_err $? "class 10:2"
 in_ns r tc qdisc add dev "$R_OUT" parent 10:1 pfifo limit 200 &&
 in_ns r tc qdisc add dev "$R_OUT" parent 10:2 pfifo limit 200
