@@ -137,41 +137,10 @@ print(int(sum(win) * 8 / len(win)))
 PY
 }
 
-# Receiver-side (the iperf3 server's) per-second intervals, less the first
-# WARMUP seconds: iperf3's own -O would leave the omitted bytes in the
-# receiver's total and overstate the rate.
+# Per-flow TCP goodput over the measured window (tools/iperf3_rates.py).
 flood_tcp_bps()
 {
-	python3 - "$WARMUP" "$SECS_MEASURED" "$1"/tcp*.json <<'PY'
-import json, re, sys
-# The server's text report: "[  5]   3.00-4.00   sec   150 KBytes  1.23 Mbits/sec"
-LINE = re.compile(r"\]\s+([\d.]+)-([\d.]+)\s+sec\s+([\d.]+)\s+([KMG]?)Bytes")
-UNIT = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
-w, secs = int(sys.argv[1]), int(sys.argv[2])
-for path in sys.argv[3:]:
-    try:
-        d = json.load(open(path))
-    except (ValueError, OSError) as e:
-        sys.stderr.write("%s: no result: %s\n" % (path, e))
-        print(0)
-        continue
-    # (start, end, bytes) per second: the receiver's report, or, when the
-    # results exchange was lost, the sender's own intervals.
-    if "server_output_text" in d:
-        ivs = [(float(m.group(1)), float(m.group(2)),
-                float(m.group(3)) * UNIT[m.group(4)])
-               for m in LINE.finditer(d["server_output_text"])]
-    else:
-        ivs = [(i["sum"]["start"], i["sum"]["end"], i["sum"]["bytes"])
-               for i in d.get("intervals", [])]
-    b = t = 0.0
-    for start, end, nbytes in ivs:
-        if end - start > 1.5 or start < w or start >= secs:
-            continue   # the totals, the warm-up, the tail
-        b += nbytes
-        t += end - start
-    print(int(b * 8 / t) if t else 0)
-PY
+	python3 "$TOOLS/iperf3_rates.py" "$WARMUP" "$SECS_MEASURED" "$1"/tcp*.json
 }
 
 flood_xstat()

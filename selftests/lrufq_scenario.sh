@@ -94,33 +94,11 @@ lrufq_run()
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
 }
 
-# lrufq_tcp_flows OUTDIR: receiver-side (the iperf3 server's) goodput of
-# each TCP flow, bit/s, over its per-second intervals from WARMUP to the
-# end (iperf3's own -O would leave the omitted bytes in the total).
+# lrufq_tcp_flows OUTDIR: goodput of each TCP flow, bit/s, from WARMUP to
+# the end (tools/iperf3_rates.py).
 lrufq_tcp_flows()
 {
-	python3 - "$WARMUP" "$LRUFQ_SECS" "$1"/tcp*.json <<'PY'
-import json, re, sys
-# The server's text report: "[  5]   3.00-4.00   sec   150 KBytes  1.23 Mbits/sec"
-LINE = re.compile(r"\]\s+([\d.]+)-([\d.]+)\s+sec\s+([\d.]+)\s+([KMG]?)Bytes")
-UNIT = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
-w, secs = int(sys.argv[1]), int(sys.argv[2])
-for path in sys.argv[3:]:
-    try:
-        text = json.load(open(path))["server_output_text"]
-    except (KeyError, ValueError, OSError) as e:
-        sys.stderr.write("%s: no result: %s\n" % (path, e))
-        print(0)
-        continue
-    b = t = 0.0
-    for m in LINE.finditer(text):
-        start, end = float(m.group(1)), float(m.group(2))
-        if end - start > 1.5 or start < w or start >= secs:
-            continue   # the totals, the warm-up
-        b += float(m.group(3)) * UNIT[m.group(4)]
-        t += end - start
-    print(int(b * 8 / t) if t else 0)
-PY
+	python3 "$TOOLS/iperf3_rates.py" "$WARMUP" "$LRUFQ_SECS" "$1"/tcp*.json
 }
 
 lrufq_tcp_bps()

@@ -145,13 +145,18 @@ dfs_seen()
 		$1 == "qdisc" { cur = ($2 == "dfs") }
 		cur && $1 == "Sent" { d = $7; sub(/,/, "", d); print $4 + d; exit }'
 }
-sleep 1
+# A process can stall for seconds under emulation: wait up to 10 s for
+# the flood to show up in the new child, and say what was seen if not.
 b0=$(dfs_seen)
-sleep 2
-b1=$(dfs_seen)
+for ((i = 0; i < 20; i++)); do
+	sleep 0.5
+	b1=$(dfs_seen)
+	[ "$b1" -gt "$b0" ] && break
+done
 log_info "packets that reached dfs: $b0 -> $b1"
 [ "$b1" -gt "$b0" ]
 check_err $? "no traffic through the dfs child"
+[ "$b1" -gt "$b0" ] || log_info "$(in_ns r tc -s qdisc show dev "$R_OUT" | tr -s ' ' | tr '\n' ' ') senders: $(in_ns s2 pgrep -fc udp_cbr.py)"
 in_ns r tc qdisc show dev "$R_OUT" | grep -q "qdisc dfs .* parent 10:2"
 check_err $? "dfs not shown under 10:2"
 log_test "stfq: dfs grafted into a class"
