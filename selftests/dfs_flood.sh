@@ -29,17 +29,25 @@ summary()
 	UDP=$udp TCP_SUM=$sum JAIN=$jain UTIL=$util
 }
 
+# check_flood_cut DIR, on the figures "summary DIR" set: the flood source
+# is still listed as malicious at the end, its goodput is under 5% of the
+# link, and the TCP flows share fairly.
+check_flood_cut()
+{
+	tail -n 1 "$1/flags" | grep -q malicious
+	check_err $? "the flood source is not listed as malicious at the end"
+	[ "$UDP" -lt $((LINK_BPS / 20)) ]
+	check_err $? "flood goodput $UDP bit/s is not under 5% of the link"
+	awk -v j="$JAIN" 'BEGIN { exit !(j >= 0.9) }'
+	check_err $? "TCP Jain's index $JAIN < 0.9"
+}
+
 RET=0
 flood_run "$OUT/dfs" "$SECS" "20M:$SECS" dfs limit 100000
 check_err $? "traffic did not run"
 summary "$OUT/dfs" dfs
 log_info "dfs: flood flow flags (seconds flags): $(tr '\n' ';' < "$OUT/dfs/flags")"
-tail -n 1 "$OUT/dfs/flags" | grep -q malicious
-check_err $? "the flood source is not listed as malicious at the end"
-[ "$UDP" -lt $((LINK_BPS / 20)) ]
-check_err $? "flood goodput $UDP bit/s is not under 5% of the link"
-awk -v j="$JAIN" 'BEGIN { exit !(j >= 0.9) }'
-check_err $? "TCP Jain's index $JAIN < 0.9"
+check_flood_cut "$OUT/dfs"
 awk -v u="$UTIL" 'BEGIN { exit !(u >= 0.85) }'
 check_err $? "link utilisation $UTIL < 0.85"
 log_test "dfs: UDP flood cut off, TCP shares the link fairly"
@@ -55,12 +63,7 @@ marks=$(flood_xstat "$OUT/dfs-ecn" ecn_marked)
 log_info "dfs, ECN TCP: ecn_marked $marks, drop_wfs $(flood_xstat "$OUT/dfs-ecn" drop_wfs)"
 [ "$marks" -gt 0 ]
 check_err $? "no ECN-capable packet was CE marked"
-tail -n 1 "$OUT/dfs-ecn/flags" | grep -q malicious
-check_err $? "the flood source is not listed as malicious at the end"
-[ "$UDP" -lt $((LINK_BPS / 20)) ]
-check_err $? "flood goodput $UDP bit/s is not under 5% of the link"
-awk -v j="$JAIN" 'BEGIN { exit !(j >= 0.9) }'
-check_err $? "TCP Jain's index $JAIN < 0.9"
+check_flood_cut "$OUT/dfs-ecn"
 log_test "dfs: with ECN TCP: marked not dropped, flood still cut off"
 for ((i = 2; i <= NUM_SENDERS; i++)); do
 	in_ns "s$i" sysctl -qw net.ipv4.tcp_ecn=2
