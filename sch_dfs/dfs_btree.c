@@ -446,6 +446,8 @@ void dfs_btree_destroy(struct dfs_btree *bt,
 	bt->count = 0;
 }
 
+#ifndef __KERNEL__
+/* The full invariant walk is for the unit tests and fuzzers only. */
 static int dfs_btree_check_node(const struct dfs_btree *bt,
 				const struct dfs_btree_node *n, u32 depth,
 				const struct dfs_key *lo,
@@ -494,3 +496,4 @@ int dfs_btree_check(const struct dfs_btree *bt)
 		return err;
 	return count == bt->count ? 0 : -EINVAL;
 }
+#endif /* !__KERNEL__ */

@@ -38,7 +38,9 @@ int dfs_btree_walk(const struct dfs_btree *bt,
 		   int (*fn)(struct dfs_flow *flow, void *arg), void *arg);
 void dfs_btree_destroy(struct dfs_btree *bt,
 		       void (*fn)(struct dfs_flow *flow, void *arg), void *arg);
-/* Full invariant check, for the unit tests and fuzzers. */
+#ifndef __KERNEL__
+/* Full invariant check, for the unit tests and fuzzers (userspace only). */
 int dfs_btree_check(const struct dfs_btree *bt);
+#endif
 
 #endif /* _DFS_BTREE_H */
