@@ -19,6 +19,9 @@
 #   VM_CPUS        guest vCPUs (default 2)
 #   VM_TIMEOUT     seconds before the VM is killed (default 1800)
 #   VM_NO_MODULES  1: do not require or load any of our .ko files
+#   VM_LOCK        lock file that serialises VMs on this machine (default
+#                  /tmp/sch_dfs-vm.lock): TCG guests time real traffic,
+#                  two at once on a small host would skew each other
 #   VM_PASS_ENV    extra variable names to pass into the guest; DFS_*,
 #                  KSFT_*, TEST_*, TESTS, VM_*, VERBOSE, FLOW_*, TOPO_*,
 #                  BN_* and FAMILY always are
@@ -65,6 +68,13 @@ if [ "${VM_NO_MODULES:-0}" != 1 ]; then
 		[ "$vm" = "$KVER" ] ||
 			die "$ko was built for '${vm:-?}', the VM boots $KVER: rebuild (make KDIR=/lib/modules/$KVER/build)"
 	done
+fi
+
+# --- one VM at a time -----------------------------------------------------
+exec 9>"${VM_LOCK:-/tmp/sch_dfs-vm.lock}" || die "cannot open the VM lock"
+if ! flock -n 9; then
+	echo "# vm-run: waiting for another test VM to finish..." >&2
+	flock 9 || die "cannot take the VM lock"
 fi
 
 # --- shared dirs, arguments and environment for the guest ---------------
