@@ -160,9 +160,15 @@ enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 
 	pm = clamp_t(s64, pm, p->min_th, p->max_th);
 	f->pm = pm;
+	/*
+	 * Below the trending threshold a flow is judged by its backlog again
+	 * and its packets pass: it is no longer malicious either, so that
+	 * the mark (and what xstats and the class dump report) means "being
+	 * dropped".  It is reset, bitrate and all, at min_th.
+	 */
 	if (pm > trend_th)
 		f->flags |= DFS_F_TRENDING;
 	else
-		f->flags &= ~DFS_F_TRENDING;
+		f->flags &= ~(DFS_F_TRENDING | DFS_F_MALICIOUS);
 	return verdict;
 }

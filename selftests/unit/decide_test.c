@@ -163,6 +163,32 @@ static void test_marked_and_unmarked(void)
 	CHECK(dfs_flow_wants_btree(&p, &f), "back to the B-tree");
 }
 
+/*
+ * The mark means "being dropped": a malicious flow whose p_m falls to the
+ * trending threshold is judged by its backlog again, its packets pass, and
+ * it is reported unmarked from that packet on, not only once it is reset.
+ */
+static void test_unmarked_when_passing(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	enum dfs_verdict v;
+	u64 t = 0;
+	int i;
+
+	dfs_flow_init(&f, &p, 0);
+	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	drive(&p, &f, &t, 200 * MS, MS, 8000, 5000, 2000000, 1000000);
+	CHECK(f.flags & DFS_F_MALICIOUS, "marked malicious: pm %u", f.pm);
+	for (i = 0; i < 100000 && (f.flags & DFS_F_TRENDING); i++)
+		drive(&p, &f, &t, MS, MS, 0, 5000, 900000, 1000000);
+	CHECK(!(f.flags & DFS_F_TRENDING), "no longer trending: pm %u", f.pm);
+	CHECK(!(f.flags & DFS_F_MALICIOUS), "and not malicious: flags %#x",
+	      f.flags);
+	v = drive(&p, &f, &t, MS, MS, 0, 5000, 900000, 1000000);
+	CHECK(v != DFS_DROP, "its next packet passes");
+}
+
 static void test_freeze(void)
 {
 	struct dfs_params p = defaults();
@@ -218,6 +244,7 @@ int main(void)
 	TEST(test_bitrate);
 	TEST(test_pm_rises);
 	TEST(test_marked_and_unmarked);
+	TEST(test_unmarked_when_passing);
 	TEST(test_freeze);
 	TEST(test_unmeasured);
 	TEST(test_huge_ratio);
