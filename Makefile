@@ -4,7 +4,8 @@
 # make deps       install every build and test dependency (apt, pip)
 # make tc         patched iproute2 tc and the q_*.so plugins in build/tc
 # make check      unit tests, then the selftests in the test VM
-# make demo       the flagship experiment in the test VM
+# make demo       the flagship experiment (lab scenario 1, every qdisc) in
+#                 the test VM; tools/lab runs any scenario
 # make install    modules_install, depmod, and the tc plugins
 
 # The kernel the VM boots: Debian's linux-image-amd64 6.1.
@@ -40,7 +41,7 @@ selftests: modules tc
 check: unit selftests
 
 demo: modules tc
-	tools/vm-run.sh tools/demo.sh
+	tools/lab --scenario 1
 
 checkpatch:
 	tools/checkpatch.sh

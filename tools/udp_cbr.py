@@ -11,13 +11,21 @@ path: the sink counts what arrives, per second, and writes JSON.
                   [--schedule RATE:SECONDS,...]
   udp_cbr.py sink --port P --time 12 --out FILE [--bind ADDR]
 
+--ready/--go (send): wait at a common start with other processes
+(tools/lablib/gate.py).
+
 The schedule form sends each rate for its seconds in turn (VBR attacks).
 """
 import argparse
 import json
+import os
 import socket
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lablib"))
+import gate  # noqa: E402  (tools/lablib/gate.py: the lab's common start)
 
 
 def parse_rate(text):
@@ -39,6 +47,7 @@ def send(args):
     else:
         phases.append((parse_rate(args.rate), args.time))
     sent = 0
+    gate.wait_go(args.ready, args.go)
     for rate, secs in phases:
         gap = args.size * 8 / rate
         start = time.monotonic()
@@ -94,6 +103,7 @@ def main():
     s.add_argument("--size", type=int, default=1200)
     s.add_argument("--time", type=float, default=10)
     s.add_argument("--schedule")
+    gate.add_args(s)
     k = sub.add_parser("sink")
     k.add_argument("--port", type=int, required=True)
     k.add_argument("--time", type=float, required=True)

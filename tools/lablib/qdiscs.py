@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The qdiscs the lab compares: each is the child (handle 10:) of the same
+10 Mbit/s TBF, with about 100 KB of buffer where the qdisc has a size.
+
+Each entry is the list of tc arguments after "tc", with DEV for the
+bottleneck device; the first one adds the qdisc under the shaper.
+"""
+
+CHILD = "qdisc add dev DEV parent 1:1 handle 10:"
+
+QDISCS = {
+    "dfs": [CHILD + " dfs limit 100000"],
+    # LRU-FQ as its paper: heavy flows (the LRU's threshold) to a class
+    # with a third of the weight of everyone else's.
+    "stfq+lrufq": [
+        CHILD + " stfq default 1",
+        "class add dev DEV parent 10: classid 10:1 stfq weight 3",
+        "class add dev DEV parent 10: classid 10:2 stfq weight 1",
+        "qdisc add dev DEV parent 10:1 pfifo limit 50",
+        "qdisc add dev DEV parent 10:2 pfifo limit 20",
+        "filter add dev DEV parent 10: protocol all prio 1 lrufq cache 100 "
+        "probability 1/50 threshold 25 high 10:2 low 10:1",
+    ],
+    "pfifo": [CHILD + " pfifo limit 70"],
+    "red": [CHILD + " red limit 100000 avpkt 1000 min 15000 max 45000 "
+            "burst 25 probability 0.1 bandwidth 10mbit"],
+    "sfb": [CHILD + " sfb limit 70"],
+    "sfq": [CHILD + " sfq limit 70"],
+    "fq_codel": [CHILD + " fq_codel limit 70"],
+    "cake": [CHILD + " cake bandwidth 10mbit"],
+    "hhf": [CHILD + " hhf limit 70"],
+    "choke": [CHILD + " choke limit 70 bandwidth 10mbit min 15 max 45 "
+              "avpkt 1000 burst 25"],
+    "pie": [CHILD + " pie limit 70"],
+}
+
+DEFAULT = list(QDISCS)
+
+# Keys of "tc -j -s qdisc show" that count ECN marks, per kind (cake
+# counts per tin).
+MARK_KEYS = {"dfs": "ecn_marked", "fq_codel": "ecn_mark", "pie": "ecn_mark",
+             "red": "marked", "sfb": "marked", "choke": "marked"}
+
+
+def commands(name, dev):
+    return [c.replace("DEV", dev) for c in QDISCS[name]]
+
+
+def ecn_marks(qdisc_json):
+    """ECN marks of every qdisc below the shaper, from tc -j -s."""
+    total = 0
+    for q in qdisc_json:
+        if q.get("root"):
+            continue
+        key = MARK_KEYS.get(q.get("kind"))
+        if key:
+            total += int(q.get(key, 0) or 0)
+        for tin in q.get("options", {}).get("tins", []) or []:
+            total += int(tin.get("ecn_marked_packets", 0) or 0)
+    return total

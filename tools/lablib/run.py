@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The lab's guest side: runs one scenario against a list of qdiscs.
+
+  run.py --scenario 1 [--qdiscs "dfs pfifo ..."] [--short] [--check]
+         [--out DIR]
+
+Runs as root in the test VM (tools/vm-run.sh; tools/lab is the way in),
+where our modules are loaded and the patched tc is first on PATH.  Builds
+the topology of tools/lib.sh (senders s1..sN -> router r -> receiver rcv,
+all network namespaces, the bottleneck a 10 Mbit/s TBF on r's r-out),
+then for each qdisc in turn: puts it under the TBF, starts the receiver's
+meter, the queue monitor (qmon.py: backlog, the shaper's byte count,
+DFS's marked flows), the scenario's senders, all held at a common start
+(gate.py), and the ping probe, and keeps everything raw in
+DIR/raw/<qdisc>.json.  Then metrics.py makes
+the table, CSV and JSON; tools/lab draws the plots on the host.
+
+--check (make check): assert DFS's classification against the scenario's
+ground truth: every attack flow marked malicious at some point, no other
+flow ever marked.  Exit 1 if not.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gate                     # noqa: E402
+import metrics                  # noqa: E402
+import qdiscs                   # noqa: E402
+import scenarios                # noqa: E402
+from scenarios import LINK_RATE, TCP_PORT, UDP_PORT, WEB_PORT  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.dirname(HERE)
+PREFIX = "lab-"
+DEV = "r-out"
+RCV4 = "10.0.0.2"
+
+
+def ns(name):
+    return PREFIX + name
+
+
+def sh(cmd, check=True, **kw):
+    return subprocess.run(cmd, shell=isinstance(cmd, str), check=check,
+                          **kw)
+
+
+def in_ns(name, args, **kw):
+    return sh(["ip", "netns", "exec", ns(name)] + args, **kw)
+
+
+def spawn(name, args, out=None):
+    """Start ARGS in namespace NAME, stdout to the file OUT."""
+    fh = open(out, "w") if out else subprocess.DEVNULL
+    return subprocess.Popen(["ip", "netns", "exec", ns(name)] + args,
+                            stdout=fh, stderr=subprocess.STDOUT)
+
+
+def tc_batch(name, lines):
+    in_ns(name, ["tc", "-batch", "-"], input="\n".join(lines) + "\n",
+          text=True)
+
+
+def host_ip(h):
+    return "10.%d.0.1" % h
+
+
+# --- topology ----------------------------------------------------------------
+
+def topo_cleanup():
+    out = sh(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        name = line.split()[0] if line.split() else ""
+        if name.startswith(PREFIX):
+            pids = sh(["ip", "netns", "pids", name], check=False,
+                      capture_output=True, text=True).stdout.split()
+            for p in pids:
+                try:
+                    os.kill(int(p), 9)
+                except OSError:
+                    pass
+            sh(["ip", "netns", "del", name], check=False)
+
+
+def setup(scn):
+    """tools/lib.sh's topology, the access-link delays, the web servers."""
+    topo_cleanup()
+    env = dict(os.environ, NS_PREFIX=PREFIX)
+    sh(["bash", "-c", 'source "$1/lib.sh"; trap : EXIT; setup_topology "$2"',
+        "lab", TOOLS, str(scn.hosts)], env=env)
+    # netem on both directions of each access link: the data on the
+    # sender's egress, the ACKs on the router's egress towards it.
+    for h, d in sorted(scn.delays.items()):
+        tc_batch("s%d" % h, ["qdisc replace dev eth0 root netem delay %dms "
+                             "limit 1000" % d])
+    if scn.delays:
+        tc_batch("r", ["qdisc replace dev r-s%d root netem delay %dms limit "
+                       "1000" % (h, d) for h, d in sorted(scn.delays.items())])
+    for f in scn.flows_of(scenarios.MICE):
+        spawn("s%d" % f.host, ["python3", HERE + "/web.py", "serve",
+                               "--port", str(WEB_PORT)])
+
+
+# --- one run -----------------------------------------------------------------
+
+def qdisc_json():
+    out = in_ns("r", ["tc", "-j", "-s", "qdisc", "show", "dev", DEV],
+                capture_output=True, text=True, check=False).stdout
+    try:
+        return json.loads(out)
+    except ValueError:
+        return []
+
+
+def ping_parse(path, offset):
+    """ping -D output to [(monotonic time, rtt ms)], and the counts."""
+    rtts = []
+    seen = set()
+    sent = 0
+    with open(path) as fh:
+        for line in fh:
+            m = re.match(r"\[(\d+\.\d+)\].*icmp_seq=(\d+).*time=([\d.]+)", line)
+            if m:
+                rtts.append((float(m.group(1)) - offset, float(m.group(3))))
+                seen.add(int(m.group(2)))
+            m = re.search(r"(\d+) packets transmitted", line)
+            if m:
+                sent = int(m.group(1))
+    return {"rtt": rtts, "sent": sent, "received": len(seen)}
+
+
+def run_one(scn, kind, idx, total, raw_dir):
+    in_ns("r", ["tc", "qdisc", "del", "dev", DEV, "root"], check=False,
+          stderr=subprocess.DEVNULL)
+    tc_batch("r", ["qdisc add dev %s root handle 1: tbf rate %s burst 32k "
+                   "latency 50ms" % (DEV, LINK_RATE)] +
+             qdiscs.commands(kind, DEV))
+    tmp = os.path.join(raw_dir, kind + ".tmp")
+    subprocess.run(["rm", "-rf", tmp], check=False)
+    os.makedirs(tmp)
+    go = os.path.join(tmp, "go")
+    procs = {}
+
+    def start(name, where, args, out=None):
+        ready = os.path.join(tmp, "ready." + name)
+        procs[name] = spawn(where, args + ["--ready", ready, "--go", go],
+                            os.path.join(tmp, out or name + ".log"))
+
+    tcp = [TCP_PORT + f.host for f in scn.flows if f.proto == "tcp"]
+    udp = [UDP_PORT + f.host for f in scn.flows if f.proto == "udp"]
+    start("sink", "rcv", ["python3", HERE + "/traffic.py", "sink",
+                          "--tcp", ",".join(map(str, tcp)),
+                          "--udp", ",".join(map(str, udp)),
+                          "--time", str(scn.secs + 2),
+                          "--out", os.path.join(tmp, "sink.json")])
+    start("qmon", "r", ["python3", HERE + "/qmon.py", "--dev", DEV,
+                        "--time", str(scn.secs + 1),
+                        "--out", os.path.join(tmp, "qmon.json")])
+    # Senders connect once the sink listens.
+    if not wait_ready(tmp, ["sink"]):
+        raise RuntimeError("the receiver's meter did not start")
+    for f in scn.flows:
+        if f.proto == "udp":
+            sched = ",".join("%d:%g" % (r, s) for r, s in f.schedule)
+            start("udp%d" % f.host, "s%d" % f.host, [
+                "python3", TOOLS + "/udp_cbr.py", "send", "--dst", RCV4,
+                "--port", str(UDP_PORT + f.host), "--schedule", sched])
+        elif f.proto == "tcp":
+            start("tcp%d" % f.host, "s%d" % f.host, [
+                "python3", HERE + "/traffic.py", "tcp", "--dst", RCV4,
+                "--port", str(TCP_PORT + f.host), "--conns", str(f.conns),
+                "--time", str(scn.secs)])
+    mice = scn.flows_of(scenarios.MICE)
+    if mice:
+        start("web", "rcv", [
+            "python3", HERE + "/web.py", "fetch", "--servers",
+            ",".join(host_ip(f.host) for f in mice), "--port", str(WEB_PORT),
+            "--time", str(scn.secs), "--clients", str(scn.web_clients),
+            "--seed", str(scenarios.SEED),
+            "--out", os.path.join(tmp, "web.json")])
+    if not wait_ready(tmp, list(procs)):
+        raise RuntimeError("not every process of the run started")
+
+    offset = time.time() - time.monotonic()
+    t_start = time.monotonic() + 0.5
+    gate.open_gate(go, t_start)
+    # ping starts in a blink (no interpreter): at the start, not gated.
+    time.sleep(max(0.0, t_start - time.monotonic()))
+    ping = spawn("s%d" % scn.probe, [
+        "ping", "-D", "-n", "-i", "0.2", "-W", "2", "-w", str(scn.secs),
+        RCV4], os.path.join(tmp, "ping.txt"))
+    while True:
+        now = time.monotonic() - t_start
+        if now >= scn.secs:
+            break
+        print("lab: %s [%d/%d] %s: %2d/%d s" % (scn.name, idx, total, kind,
+                                              now, scn.secs), flush=True)
+        time.sleep(min(5.0, scn.secs - now))
+    final = qdisc_json()
+    ok = True
+    for name, p in list(procs.items()) + [("ping", ping)]:
+        try:
+            rc = p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = "killed: did not finish"
+        if rc and name != "ping":   # ping exits 1 when replies were lost
+            log = os.path.join(tmp, name + ".log")
+            tail = open(log).read()[-400:] if os.path.exists(log) else ""
+            print("lab: %s: %s exit %s %s" % (kind, name, rc, tail), flush=True)
+            ok = False
+
+    def load(name):
+        with open(os.path.join(tmp, name)) as fh:
+            return json.load(fh)
+
+    raw = {"qdisc": kind, "spec": qdiscs.commands(kind, DEV),
+           "t_start": t_start, "sink": load("sink.json"),
+           "samples": load("qmon.json"), "final": final,
+           "ping": ping_parse(os.path.join(tmp, "ping.txt"), offset),
+           "web": load("web.json")["fetches"] if mice else None,
+           "senders_ok": ok}
+    with open(os.path.join(raw_dir, kind + ".json"), "w") as fh:
+        json.dump(raw, fh)
+    subprocess.run(["rm", "-rf", tmp], check=False)
+    return raw
+
+
+def wait_ready(tmp, names, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(os.path.exists(os.path.join(tmp, "ready." + n)) for n in names):
+            return True
+        time.sleep(0.1)
+    missing = [n for n in names
+               if not os.path.exists(os.path.join(tmp, "ready." + n))]
+    print("lab: not ready after %d s: %s" % (timeout, " ".join(missing)))
+    return False
+
+
+def check_marking(scn, raw):
+    """--check: DFS marked every attack flow and nothing else."""
+    truth = {host_ip(f.host) for f in scn.flows_of(scenarios.ATTACK)}
+    marked = set()
+    for s in raw["samples"]:
+        marked.update(s.get("marked", []))
+    ok = True
+    for ip in sorted(truth - marked):
+        print("FAIL: %s: attack flow from %s never marked" % (scn.name, ip))
+        ok = False
+    for ip in sorted(marked - truth):
+        print("FAIL: %s: %s marked, but it is not an attacker" % (scn.name, ip))
+        ok = False
+    if ok:
+        print("PASS: %s: DFS marked %d/%d attack flows, no other flow"
+              % (scn.name, len(truth & marked), len(truth)))
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--scenario", default="1")
+    ap.add_argument("--qdiscs", default=" ".join(qdiscs.DEFAULT))
+    ap.add_argument("--short", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+
+    scn = scenarios.get(args.scenario, args.short)
+    kinds = args.qdiscs.replace(",", " ").split()
+    for k in kinds:
+        if k not in qdiscs.QDISCS:
+            sys.exit("lab: unknown qdisc '%s' (have: %s)"
+                     % (k, " ".join(qdiscs.QDISCS)))
+    if args.check and "dfs" not in kinds:
+        sys.exit("lab: --check judges DFS's marking: include dfs")
+    out = args.out or os.path.join(os.path.dirname(TOOLS), "results",
+                                   scn.name + ("-short" if args.short else ""))
+    raw_dir = os.path.join(out, "raw")
+    os.makedirs(raw_dir, exist_ok=True)
+
+    print("lab: %s: %s; %d s per qdisc, qdiscs: %s"
+          % (scn.name, scn.title, scn.secs, " ".join(kinds)), flush=True)
+    rc = 0
+    try:
+        setup(scn)
+        runs = {}
+        for i, k in enumerate(kinds, 1):
+            try:
+                runs[k] = run_one(scn, k, i, len(kinds), raw_dir)
+            except (subprocess.CalledProcessError, RuntimeError, OSError,
+                    ValueError) as e:
+                print("lab: %s: %s failed: %s" % (scn.name, k, e), flush=True)
+                runs[k] = None
+                rc = 1
+        metrics.write(scn, runs, out, args.scenario, args.short)
+        if args.check and (not runs.get("dfs") or
+                           not check_marking(scn, runs["dfs"])):
+            rc = 1
+    finally:
+        topo_cleanup()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The lab's scenarios: the papers' experiments, scaled to a 10 Mbit/s link.
+
+Each scenario is data: hosts, the flows they send and the class of each
+(which is the ground truth DFS's marking is judged against), access-link
+delays, phases.  Host s<N> is the last sender in every scenario and is the
+probe that pings the receiver through the bottleneck (queue delay).
+Everything random (delays, web object sizes) comes from a fixed seed.
+"""
+import random
+from dataclasses import dataclass, field
+
+LINK_BPS = 10_000_000
+LINK_RATE = "10mbit"
+SEED = 20141121
+
+TCP_PORT = 5200         # + host index
+UDP_PORT = 9000         # + host index
+WEB_PORT = 8080
+
+# Flow classes.  "attack" is the ground truth for DFS's marking: every
+# attack flow should be marked malicious, no other flow should.
+ATTACK, TCP, GOOD_UDP, MICE, ELEPHANT = "attack", "tcp", "good-udp", "mice", "elephant"
+
+
+@dataclass
+class Flow:
+    host: int                   # sender s<host>
+    proto: str                  # tcp | udp | web
+    cls: str
+    conns: int = 1              # TCP connections (the hog has 8)
+    schedule: list = None       # UDP: [(bit/s, seconds), ...]
+
+    @property
+    def key(self):
+        if self.proto == "tcp":
+            return "tcp:%d" % (TCP_PORT + self.host)
+        if self.proto == "udp":
+            return "udp:%d" % (UDP_PORT + self.host)
+        return "web:%d" % self.host
+
+    @property
+    def name(self):
+        what = {"tcp": "TCP x%d" % self.conns if self.conns > 1 else "TCP",
+                "udp": "UDP", "web": "web server"}[self.proto]
+        return "s%d %s" % (self.host, what)
+
+
+@dataclass
+class Scenario:
+    name: str                   # results/<name>/
+    title: str
+    secs: int                   # traffic runs this long
+    warmup: int                 # measured window: [warmup, secs)
+    flows: list
+    delays: dict = field(default_factory=dict)    # host -> one-way ms
+    phases: list = field(default_factory=list)    # (start, end, label)
+    jain_by_host: bool = False  # fairness between hosts, not connections
+    web_clients: int = 0        # fetch loops in the receiver
+    checks: str = ""            # what --check asserts (see run.py)
+
+    @property
+    def hosts(self):
+        return max(f.host for f in self.flows) + 1  # + the probe
+
+    @property
+    def probe(self):
+        return self.hosts
+
+    def flows_of(self, *classes):
+        return [f for f in self.flows if f.cls in classes]
+
+
+def mixed_delays(hosts, lo=1, hi=15):
+    """One-way delay of each host's access link, lo..hi ms, fixed seed."""
+    rng = random.Random(SEED)
+    return {h: rng.randint(lo, hi) for h in hosts}
+
+
+def cbr(rate, secs):
+    return [(rate, secs)]
+
+
+def scenario1(short):
+    """DFS Table 4: a UDP flood at the link rate against 8 TCP flows."""
+    secs = 20 if short else 25
+    flows = [Flow(1, "udp", ATTACK, schedule=cbr(LINK_BPS, secs))]
+    flows += [Flow(h, "tcp", TCP) for h in range(2, 10)]
+    return Scenario("scenario1", "UDP flood at the link rate + 8 TCP flows, "
+                    "RTTs 2-30 ms", secs, 5, flows,
+                    delays=mixed_delays(range(1, 10)), checks="marking")
+
+
+def scenario2(short):
+    """DFS Tables 5/6: VBR attackers at 2x, 0.8x, 2x the fair rate."""
+    n = 5 + 5 + 5 + 1           # VBR, good UDP, TCP, the probe
+    fair = LINK_BPS // n
+    p = (12, 12, 8) if short else (20, 15, 15)
+    vbr = [(2 * fair, p[0]), (0.8 * fair, p[1]), (2 * fair, p[2])]
+    secs = sum(p)
+    flows = [Flow(h, "udp", ATTACK, schedule=vbr) for h in range(1, 6)]
+    flows += [Flow(h, "udp", GOOD_UDP, schedule=cbr(fair, secs))
+              for h in range(6, 11)]
+    flows += [Flow(h, "tcp", TCP) for h in range(11, 16)]
+    phases = [(0, p[0], "2x"), (p[0], p[0] + p[1], "0.8x"),
+              (p[0] + p[1], secs, "2x")]
+    return Scenario("scenario2", "5 VBR UDP (2x, 0.8x, 2x fair) + 5 UDP at "
+                    "the fair rate + 5 TCP", secs, 5, flows,
+                    delays=mixed_delays(range(1, 16)), phases=phases,
+                    checks="marking")
+
+
+def scenario3(short):
+    """Attack (iii): one host with 8 connections against 8 hosts with one."""
+    secs = 20 if short else 30
+    flows = [Flow(1, "tcp", ATTACK, conns=8)]
+    flows += [Flow(h, "tcp", TCP) for h in range(2, 10)]
+    return Scenario("scenario3", "one host with 8 TCP connections + 8 hosts "
+                    "with one", secs, 5, flows,
+                    delays={h: 5 for h in range(1, 10)}, jain_by_host=True)
+
+
+def scenario4(short):
+    """LRU-FQ Tables III/IV: web mice against TCP and UDP elephants."""
+    secs = 20 if short else 30
+    flows = [Flow(h, "web", MICE) for h in range(1, 5)]
+    flows += [Flow(h, "tcp", ELEPHANT) for h in range(5, 9)]
+    flows += [Flow(h, "udp", ATTACK, schedule=cbr(LINK_BPS // 2, secs))
+              for h in (9, 10)]
+    return Scenario("scenario4", "web mice + 4 TCP elephants + 2 UDP "
+                    "elephants at half the link each", secs, 5, flows,
+                    delays={h: 5 for h in range(1, 11)}, web_clients=6)
+
+
+def scenario5a(short):
+    """Normal load, TCP only: the scheme must not hurt."""
+    secs = 20 if short else 25
+    flows = [Flow(h, "tcp", TCP) for h in range(1, 9)]
+    return Scenario("scenario5a", "normal load: 8 TCP flows, RTTs 2-30 ms",
+                    secs, 5, flows, delays=mixed_delays(range(1, 9)))
+
+
+def scenario5b(short):
+    """Normal load, fair UDP only: 8 CBR flows filling 95% of the link."""
+    secs = 20 if short else 25
+    rate = LINK_BPS * 95 // 100 // 8
+    flows = [Flow(h, "udp", GOOD_UDP, schedule=cbr(rate, secs))
+             for h in range(1, 9)]
+    return Scenario("scenario5b", "normal load: 8 UDP flows at 95% of the "
+                    "fair rate", secs, 5, flows)
+
+
+SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3, "4": scenario4,
+             "5a": scenario5a, "5b": scenario5b}
+
+
+def get(name, short=False):
+    key = name.replace("scenario", "")
+    if key == "5":
+        key = "5a"
+    if key not in SCENARIOS:
+        raise KeyError("no scenario '%s' (have: %s)"
+                       % (name, ", ".join(SCENARIOS)))
+    return SCENARIOS[key](short)
