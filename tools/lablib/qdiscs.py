@@ -11,15 +11,19 @@ CHILD = "qdisc add dev DEV parent 1:1 handle 10:"
 QDISCS = {
     "dfs": [CHILD + " dfs limit 100000"],
     # LRU-FQ as its paper: heavy flows (the LRU's threshold) to a class
-    # with a third of the weight of everyone else's.
+    # with a third of the weight of everyone else's.  The cache must be
+    # smaller than the number of flows, as the paper sizes it, or no flow
+    # is ever evicted and every flow, TCP too, crosses the threshold:
+    # 6 entries and 125 packets for the lab's 10-16 flows (the setting
+    # lrufq_flood.sh tests).
     "stfq+lrufq": [
         CHILD + " stfq default 1",
         "class add dev DEV parent 10: classid 10:1 stfq weight 3",
         "class add dev DEV parent 10: classid 10:2 stfq weight 1",
         "qdisc add dev DEV parent 10:1 pfifo limit 50",
         "qdisc add dev DEV parent 10:2 pfifo limit 20",
-        "filter add dev DEV parent 10: protocol all prio 1 lrufq cache 100 "
-        "probability 1/50 threshold 25 high 10:2 low 10:1",
+        "filter add dev DEV parent 10: protocol all prio 1 lrufq cache 6 "
+        "probability 1/50 threshold 125 high 10:2 low 10:1",
     ],
     "pfifo": [CHILD + " pfifo limit 70"],
     "red": [CHILD + " red limit 100000 avpkt 1000 min 15000 max 45000 "

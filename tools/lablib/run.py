@@ -3,7 +3,7 @@
 """The lab's guest side: runs one scenario against a list of qdiscs.
 
   run.py --scenario 1 [--qdiscs "dfs pfifo ..."] [--short] [--check]
-         [--out DIR]
+         [--keep] [--out DIR]
 
 Runs as root in the test VM (tools/vm-run.sh; tools/lab is the way in),
 where our modules are loaded and the patched tc is first on PATH.  Builds
@@ -15,6 +15,9 @@ DFS's marked flows), the scenario's senders, all held at a common start
 (gate.py), and the ping probe, and keeps everything raw in
 DIR/raw/<qdisc>.json.  Then metrics.py makes
 the table, CSV and JSON; tools/lab draws the plots on the host.
+
+--keep: re-run some qdiscs, keep the others' raw records from an earlier
+run in the same DIR, and make the table of all of them.
 
 --check (make check): assert DFS's classification against the scenario's
 ground truth: every attack flow marked malicious at some point, no other
@@ -232,6 +235,19 @@ def run_one(scn, kind, idx, total, raw_dir):
     return raw
 
 
+def keep_earlier(runs, raw_dir):
+    """These runs, and the earlier raw records of the other qdiscs."""
+    merged = {}
+    for k in qdiscs.QDISCS:
+        path = os.path.join(raw_dir, k + ".json")
+        if k in runs:
+            merged[k] = runs[k]
+        elif os.path.exists(path):
+            with open(path) as fh:
+                merged[k] = json.load(fh)
+    return merged
+
+
 def wait_ready(tmp, names, timeout=120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -271,6 +287,8 @@ def main():
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--out")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the other qdiscs' earlier runs in the table")
     args = ap.parse_args()
 
     scn = scenarios.get(args.scenario, args.short)
@@ -300,6 +318,8 @@ def main():
                 print("lab: %s: %s failed: %s" % (scn.name, k, e), flush=True)
                 runs[k] = None
                 rc = 1
+        if args.keep:
+            runs = keep_earlier(runs, raw_dir)
         metrics.write(scn, runs, out, args.scenario, args.short)
         if args.check and (not runs.get("dfs") or
                            not check_marking(scn, runs["dfs"])):
