@@ -22,8 +22,11 @@ Per scenario and qdisc, over the measured window [warmup, secs):
                    percentiles
 
 Writes DIR/table.md, DIR/summary.csv and DIR/summary.json.
+
+  metrics.py DIR    makes them again from DIR/raw/*.json (no new run)
 """
 import csv
+import sys
 import json
 import math
 import os
@@ -52,8 +55,14 @@ def jain(values):
     return sum(values) ** 2 / (len(values) * q) if values and q else 0.0
 
 
+def window_end(scn):
+    """End of the measured window: the senders stop within the last
+    second, which would count as a partial one."""
+    return scn.secs - 1
+
+
 def window(scn, raw):
-    return raw["t_start"] + scn.warmup, raw["t_start"] + scn.secs
+    return raw["t_start"] + scn.warmup, raw["t_start"] + window_end(scn)
 
 
 def series(scn, raw, flow, step=1.0):
@@ -79,7 +88,7 @@ def series(scn, raw, flow, step=1.0):
 
 def rate(scn, raw, flow):
     """Mean goodput of FLOW over the measured window, bit/s."""
-    s = [v for t, v in series(scn, raw, flow) if scn.warmup <= t < scn.secs]
+    s = [v for t, v in series(scn, raw, flow) if scn.warmup <= t < window_end(scn)]
     return sum(s) / len(s) if s else 0.0
 
 
@@ -137,7 +146,7 @@ def summarize(scn, raw):
 
     r["sc"] = {}
     for cls in sorted({f.cls for f in scn.flows}):
-        s = class_series(scn, raw, cls)[scn.warmup:scn.secs]
+        s = class_series(scn, raw, cls)[scn.warmup:window_end(scn)]
         m, sd = mean_sd(s)
         r["sc"][cls] = (m / sd if sd else None) if m else 0.0
 
@@ -255,8 +264,8 @@ def write(scn, runs, out, key, short):
         if rows[-1] is None:
             rows[-1] = {"qdisc": kind, "failed": True}
     md = table(scn, rows)
-    title = "%s: %s (%d s per qdisc, measured from %d s)\n\n" % (
-        scn.name, scn.title, scn.secs, scn.warmup)
+    title = "%s: %s (%d s per qdisc, measured from %d to %d s)\n\n" % (
+        scn.name, scn.title, scn.secs, scn.warmup, window_end(scn))
     with open(os.path.join(out, "table.md"), "w") as fh:
         fh.write("### " + title + md)
     with open(os.path.join(out, "summary.json"), "w") as fh:
@@ -274,3 +283,22 @@ def write(scn, runs, out, key, short):
         w.writerows(flats)
     print()
     print(title + md, flush=True)
+
+
+def main(out):
+    with open(os.path.join(out, "summary.json")) as fh:
+        summary = json.load(fh)
+    scn = scenarios.get(summary["key"], summary["short"])
+    runs = {}
+    for row in summary["rows"]:
+        path = os.path.join(out, "raw", row["qdisc"] + ".json")
+        runs[row["qdisc"]] = None
+        if os.path.exists(path) and not row.get("failed"):
+            with open(path) as fh:
+                runs[row["qdisc"]] = json.load(fh)
+    write(scn, runs, out, summary["key"], summary["short"])
+
+
+if __name__ == "__main__":
+
+    main(sys.argv[1])

@@ -97,6 +97,7 @@ def queue(scn, runs, path):
         rtt = raw["ping"]["rtt"]
         d.plot([t - t0 for t, _ in rtt], [x for _, x in rtt], **style)
     q.set_ylabel("backlog under the shaper (KB)")
+    q.set_yscale("symlog", linthresh=10)   # cake's buffer is 20x the others
     d.set_ylabel("ping RTT through the bottleneck (ms)")
     d.set_yscale("log")
     d.set_xlabel("s")
