@@ -285,7 +285,9 @@ def write(scn, runs, out, key, short):
     print(title + md, flush=True)
 
 
-def main(out):
+def load(out):
+    """summary.json of DIR, its scenario, and the raw record of each run
+    (None for a run that failed)."""
     with open(os.path.join(out, "summary.json")) as fh:
         summary = json.load(fh)
     scn = scenarios.get(summary["key"], summary["short"])
@@ -296,9 +298,13 @@ def main(out):
         if os.path.exists(path) and not row.get("failed"):
             with open(path) as fh:
                 runs[row["qdisc"]] = json.load(fh)
+    return summary, scn, runs
+
+
+def main(out):
+    summary, scn, runs = load(out)
     write(scn, runs, out, summary["key"], summary["short"])
 
 
 if __name__ == "__main__":
-
     main(sys.argv[1])

@@ -10,7 +10,6 @@ queue.png       the bottleneck's backlog and the ping RTT over time, one
                 line per qdisc
 summary.png     attack goodput and legitimate TCP's Jain's index per qdisc
 """
-import json
 import math
 import os
 import sys
@@ -26,19 +25,6 @@ import scenarios                # noqa: E402
 COLORS = {scenarios.ATTACK: "tab:red", scenarios.TCP: "tab:blue",
           scenarios.GOOD_UDP: "tab:green", scenarios.MICE: "tab:purple",
           scenarios.ELEPHANT: "tab:orange"}
-
-
-def load(out):
-    with open(os.path.join(out, "summary.json")) as fh:
-        summary = json.load(fh)
-    scn = scenarios.get(summary["key"], summary["short"])
-    runs = {}
-    for row in summary["rows"]:
-        path = os.path.join(out, "raw", row["qdisc"] + ".json")
-        if os.path.exists(path) and not row.get("failed"):
-            with open(path) as fh:
-                runs[row["qdisc"]] = json.load(fh)
-    return summary, scn, runs
 
 
 def throughput(scn, runs, path):
@@ -132,7 +118,8 @@ def summary_bars(summary, path):
 
 def main():
     out = sys.argv[1]
-    summary, scn, runs = load(out)
+    summary, scn, runs = metrics.load(out)
+    runs = {k: v for k, v in runs.items() if v}
     if not runs:
         sys.exit("plot: no runs in %s" % out)
     throughput(scn, runs, os.path.join(out, "throughput.png"))
