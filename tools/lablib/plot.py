@@ -73,12 +73,13 @@ def throughput(scn, runs, path):
 
 def queue(scn, runs, path):
     fig, (q, d) = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
-    cmap = plt.get_cmap("tab20")
+    cmap = plt.get_cmap("tab10")
     for i, (kind, raw) in enumerate(runs.items()):
         t0 = raw["t_start"]
         pts = [(s["t"] - t0, s.get("backlog", 0) / 1000)
                for s in raw["samples"] if s["t"] >= t0]
-        style = {"color": cmap(i % 20), "lw": 2.0 if kind == "dfs" else 1.0}
+        style = {"color": cmap(i % 10), "ls": "-" if i < 10 else "--",
+                 "lw": 2.0 if kind == "dfs" else 1.0}
         q.plot([p[0] for p in pts], [p[1] for p in pts], label=kind, **style)
         rtt = raw["ping"]["rtt"]
         d.plot([t - t0 for t, _ in rtt], [x for _, x in rtt], **style)
