@@ -42,14 +42,14 @@ if [ $QUICK = 1 ]; then
 	: "${BENCH_SECS:=1}" "${BENCH_RUNS:=2}" "${BENCH_FLOWS:=1 65536}"
 	: "${BENCH_QDISCS:=pfifo dfs}" "${BENCH_SCENARIOS:=mix}"
 fi
-SECS=${BENCH_SECS:-2}
+SECS=${BENCH_SECS:-1.5}
 RUNS=${BENCH_RUNS:-3}
 FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
 QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr dfs stfq}
-SCENARIOS=${BENCH_SCENARIOS:-mix flood mem order cache}
-FLOOD_FLOWS=${BENCH_FLOOD_FLOWS:-1000 1048576}
-ORDERS=${BENCH_ORDERS:-4 8 16 32 64 128}
-CACHES=${BENCH_CACHES:-0 4 32 256 1024}
+SCENARIOS=${BENCH_SCENARIOS:-mix mem flood cache order}
+FLOOD_FLOWS=${BENCH_FLOOD_FLOWS:-1048576}
+ORDERS=${BENCH_ORDERS:-8 16 32 64 128}
+CACHES=${BENCH_CACHES:-0 32 1024}
 FLOOD_SOURCES=4
 # Sources of the flood: out of the range of the known flows.
 FLOOD_BASE=$(( 0xf00000 ))
@@ -91,6 +91,7 @@ dev_add() {
 
 dev_del() {
 	ip link del "$1" 2>/dev/null
+	return 0
 }
 
 # qdisc_setup DEV NAME [PARENT]: NAME as the root qdisc, or under PARENT.
@@ -217,7 +218,9 @@ scenario_flood() {
 				die "can not set up $qd"
 			[ "$qd" = dfs ] && populate "$dev" "$n"
 			# Let the flood build the queue and DFS judge it.
-			pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd && pg_run 1 >/dev/null
+			pg_setup "$dev" &&
+			pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd || die "pktgen"
+			pg_run 1 >/dev/null
 			list+=("$qd@$dev")
 		done
 		timed_runs flood "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
@@ -249,42 +252,61 @@ scenario_mem() {
 	done
 }
 
-# B-tree order: one tree of N flows, rebuilt at each order by "change".
-scenario_order() {
-	local n=${BENCH_SWEEP_FLOWS:-1048576} o dev=b-order list=()
+# sweep SCENARIO OPTION VALUES SHAPED: one DFS per value of OPTION, each
+# holding N flows, timed in turn like the qdiscs.  SHAPED: the flood under
+# a 10 Mbit/s TBF, else the fair mix.
+sweep() {
+	local scen=$1 opt=$2 values=$3 shaped=$4 v dev list=()
+	local n=${BENCH_SWEEP_FLOWS:-1048576}
 
-	dev_add $dev && qdisc_setup $dev dfs || die "dfs"
-	populate $dev "$n"
-	check_dfs_flows $dev "$n"
-	for o in $ORDERS; do
-		tc qdisc change dev $dev root dfs order "$o" || die "order $o"
-		timed_runs order "$n" 0 "$n" "dfs:order=$o@$dev"
+	for v in $values; do
+		dev=b-$opt$v
+		dev_add "$dev" || die "dummy"
+		if [ "$shaped" = 1 ]; then
+			DFS_EXTRA="$opt $v" qdisc_setup_shaped "$dev" dfs
+		else
+			DFS_EXTRA="$opt $v" qdisc_setup "$dev" dfs
+		fi || die "dfs $opt $v"
+		populate "$dev" "$n"
+		check_dfs_flows "$dev" "$n"
+		if [ "$shaped" = 1 ]; then
+			pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd || die "pktgen"
+			pg_run 1 >/dev/null
+			log "$opt $v: $(dfs_stat "$dev" malicious) malicious, $(dfs_stat "$dev" cache_flows) in the cache"
+		fi
+		list+=("dfs:$opt=$v@$dev")
 	done
-	dev_del $dev
+	if [ "$shaped" = 1 ]; then
+		timed_runs "$scen" "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
+	else
+		timed_runs "$scen" "$n" 0 "$n" "${list[@]}"
+	fi
+	for v in $values; do dev_del "b-$opt$v"; done
+}
+
+# B-tree order, fair mix of N flows.
+scenario_order() {
+	sweep order order "$ORDERS" 0
 }
 
 # Cache size, for a flood of 4 malicious sources among N flows: cache 0
 # keeps them in the tree, so this is cache against tree lookups.
 scenario_cache() {
-	local n=${BENCH_SWEEP_FLOWS:-1048576} c dev=b-cache
-
-	dev_add $dev && qdisc_setup_shaped $dev dfs || die "dfs"
-	populate $dev "$n"
-	for c in $CACHES; do
-		tc qdisc change dev $dev parent 1:1 handle 10: dfs cache "$c" ||
-			die "cache $c"
-		pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd && pg_run 1 >/dev/null
-		log "cache $c: $(dfs_stat $dev malicious) malicious, $(dfs_stat $dev cache_flows) cached"
-		timed_runs cache "$n" $FLOOD_BASE $FLOOD_SOURCES "dfs:cache=$c@$dev"
-	done
-	dev_del $dev
+	sweep cache cache "$CACHES" 1
 }
 
+# Each scenario in a subshell: one that can not measure (die) is reported
+# and the others still run.
 start=$SECONDS
+failed=
 for s in $SCENARIOS; do
 	log "scenario $s"
-	"scenario_$s"
+	( "scenario_$s" ) || {
+		failed+=" $s"
+		echo stop > $PG/pgctrl
+		for d in /sys/class/net/b-*; do [ -e "$d" ] && dev_del "${d##*/}"; done
+	}
 done
-log "done in $(( SECONDS - start )) s"
+log "done in $(( SECONDS - start )) s${failed:+, failed:$failed}"
 pg_teardown
-exit 0
+[ -z "$failed" ]

@@ -51,10 +51,13 @@ pg_ip() {
 }
 
 pg_sources() {
-	local first=$1 n=$2 mode=${3:-seq} d=$PG/$PG_DEV
+	local first=$1 n=$2 mode=${3:-seq} d=$PG/$PG_DEV last=$(( $1 + $2 - 1 ))
 
+	# In order, src_max is the last source; at random it is one past it
+	# (pktgen draws from [src_min, src_max)), except for one source.
+	[ "$mode" = rnd ] && [ "$n" -gt 1 ] && last=$(( first + n ))
 	pg_set "$d" "src_min $(pg_ip "$first")" &&
-	pg_set "$d" "src_max $(pg_ip $(( first + n - 1 )))" || return 1
+	pg_set "$d" "src_max $(pg_ip "$last")" || return 1
 	if [ "$mode" = rnd ]; then
 		pg_set "$d" "flag IPSRC_RND"
 	else
