@@ -154,12 +154,25 @@ def plot(med, path):
 
     panels = [(s, t) for s, t in (
         ("mix", "fair mix: N flows, equal"),
-        ("flood", "flood: 4 sources, N flows known, 10 Mbit/s TBF parent"))
+        ("flood", "flood: 4 sources into a 10 Mbit/s TBF parent"))
         if any(k[0] == s for k in med)]
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.8),
                              squeeze=False)
     for ax, (scen, title) in zip(axes[0], panels):
         keys = [k for k in med if k[0] == scen and not k[3]]
+        if len({k[2] for k in keys}) == 1:
+            # One flow count: a bar per qdisc.
+            qds = [q for q in ORDER if any(k[1] == q for k in keys)]
+            vals = [med[(scen, q, keys[0][2], "")] / 1000 for q in qds]
+            ax.barh([LABEL.get(q, q) for q in qds], vals,
+                    color=["black" if q == "dfs" else "tab:blue"
+                           for q in qds])
+            ax.set_xlabel("kpps offered through the qdisc (median)")
+            ax.set_title("%s, %s flows known" % (title,
+                                                 flows_label(keys[0][2])),
+                         fontsize=10)
+            ax.grid(True, axis="x", alpha=0.3)
+            continue
         for q in ORDER:
             pts = sorted((k[2], med[k]) for k in keys if k[1] == q)
             if not pts:
