@@ -51,7 +51,9 @@ PLOT_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 
 # 1M flows of DFS and nine qdiscs in one guest: more memory than the tests.
 bench: modules tc
-	VM_MEMORY=2G VM_TIMEOUT=1500 tools/vm-run.sh tools/bench/bench.sh
+	VM_MEMORY=2G VM_TIMEOUT=1500 VM_PASS_ENV=BENCH_HOST \
+	BENCH_HOST="$$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores" \
+		tools/vm-run.sh tools/bench/bench.sh
 	$(PLOT_PYTHON) tools/bench/report.py results/bench
 	$(MAKE) -s -C selftests/unit bench | tee results/bench/lookup.md
 
