@@ -6,6 +6,9 @@
 # make check      unit tests, then the selftests in the test VM
 # make demo       the flagship experiment (lab scenario 1, every qdisc) in
 #                 the test VM; tools/lab runs any scenario
+# make bench      per-packet cost and memory at 1 to 1M flows against the
+#                 kernel's qdiscs (test VM, about 12 minutes):
+#                 results/bench/table.md and pps.png
 # make install    modules_install, depmod, and the tc plugins
 
 # The kernel the VM boots: Debian's linux-image-amd64 6.1.
@@ -19,7 +22,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # Where Debian's tc looks for q_*.so plugins (LIBDIR/tc).
 TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
-.PHONY: all modules deps tc check unit selftests demo install clean checkpatch
+.PHONY: all modules deps tc check unit selftests demo bench install clean checkpatch
 
 all: modules
 
@@ -42,6 +45,18 @@ check: unit selftests
 
 demo: modules tc
 	tools/lab --scenario 1
+
+# Debian's python3, where make deps installs matplotlib (a pyenv python3
+# may come first on PATH).
+PLOT_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+
+# 1M flows of DFS and nine qdiscs in one guest: more memory than the tests.
+bench: modules tc
+	VM_MEMORY=2G VM_TIMEOUT=1500 VM_PASS_ENV=BENCH_HOST \
+	BENCH_HOST="$$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores" \
+		tools/vm-run.sh tools/bench/bench.sh
+	$(PLOT_PYTHON) tools/bench/report.py results/bench
+	$(MAKE) -s -C selftests/unit bench | tee results/bench/lookup.md
 
 checkpatch:
 	tools/checkpatch.sh

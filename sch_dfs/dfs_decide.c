@@ -7,6 +7,10 @@
  */
 #include "dfs_decide.h"
 
+/* p_m, at most max_th <= TC_DFS_ONE, lives in 24 bits of struct dfs_flow. */
+static_assert(TC_DFS_ONE < (1U << 24));
+static_assert(sizeof(struct dfs_flow) <= 80);
+
 /*
  * Eq. (1): wfs = (b / n) * (100 / q_p - 1), with q_p = 100 * q / b the
  * queue length in percent.  Written without the percentage, so no
@@ -79,8 +83,8 @@ u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m)
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now)
 {
 	f->pm = p->min_th;
-	f->ptime = now;
-	f->last_seen = now;
+	f->ptime = dfs_ptime(now);
+	f->last_seen = dfs_seen(now);
 	f->win_start = now;
 }
 
@@ -102,7 +106,7 @@ void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval)
 	}
 	f->win_bytes = f->win_bytes + len < f->win_bytes ? U32_MAX :
 		       f->win_bytes + len;
-	f->last_seen = now;
+	f->last_seen = dfs_seen(now);
 }
 
 /* ResetFlow(i) of Table 2; sz_i is zero whenever this is called. */
@@ -121,7 +125,7 @@ enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 			    u64 now, u32 wfs, u64 fair_rate)
 {
 	s64 trend_th = p->min_th + (s64)p->tolerance * p->delta_i;
-	bool thawed = now - f->ptime > p->freeze_ns;
+	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
 	enum dfs_verdict verdict = DFS_ALLOW;
 	s64 pm = f->pm;
 
@@ -131,11 +135,11 @@ enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 			if (thawed) {
 				f->flags |= DFS_F_STORE_BR;
 				pm += p->delta_i;
-				f->ptime = now;
+				f->ptime = dfs_ptime(now);
 			}
 		} else if (!f->backlog) {
 			pm -= p->delta_d;
-			f->ptime = now;
+			f->ptime = dfs_ptime(now);
 			if (pm <= p->min_th) {
 				dfs_flow_reset(p, f);
 				return DFS_ALLOW;
@@ -152,7 +156,7 @@ enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 			else
 				pm -= mul_u64_u64_div_u64(p->delta_d, fair_rate,
 							  f->bitrate);
-			f->ptime = now;
+			f->ptime = dfs_ptime(now);
 		}
 		if (pm >= p->max_th)
 			f->flags |= DFS_F_MALICIOUS;

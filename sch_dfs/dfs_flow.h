@@ -38,18 +38,67 @@ struct dfs_key {
 #define DFS_F_TRENDING	0x04	/* p_m above min_th + tolerance * delta_i */
 #define DFS_F_CACHED	0x08	/* held in the cache, not the B-tree */
 
+/*
+ * 80 bytes (51 to a 4 KiB slab page): with about 12 bytes of B-tree node
+ * per flow, a flow costs less than 96 bytes of kernel memory (the
+ * benchmark, tools/bench, measures it).  So p_m and the flags share a
+ * word, and the two clocks that need no nanoseconds are 32-bit:
+ *
+ *  - p_time in units of 2^10 ns (about 1 us): it is only compared with
+ *    freeze_time (10 s at most), and wraps after 73 minutes; a flow whose
+ *    p_m has not moved for a multiple of that may stay frozen for one more
+ *    freeze_time, which changes nothing.
+ *  - last_seen in units of 2^20 ns (about 1 ms): prune compares it with the
+ *    start of the previous round, at most two prune intervals (7 days
+ *    each at most) ago, well within the 24 days a signed 32-bit
+ *    difference of it covers.
+ *
+ * The bitrate window keeps nanoseconds: the rate is divided by it.
+ */
+#define DFS_PTIME_SHIFT	10
+#define DFS_SEEN_SHIFT	20
+
 struct dfs_flow {
 	struct dfs_key	key;
 	u32		backlog;	/* sz_i: bytes in the buffer */
-	u32		pm;		/* p_m, TC_DFS_ONE = 1.0 */
-	u64		ptime;		/* p_time: last p_m update, ns */
-	u64		last_seen;	/* last arrival, ns (prune) */
-	u64		win_start;	/* bitrate window start, ns */
-	u64		bitrate;	/* br_i, bytes/s of the last window */
+	u32		pm:24;		/* p_m, TC_DFS_ONE = 1.0 (< 2^24) */
+	u32		flags:8;	/* DFS_F_* */
 	u32		win_bytes;	/* bytes arrived in this window */
 	u32		epoch;		/* last activity epoch, see dfs_meter */
-	u8		flags;		/* DFS_F_* */
+	u32		ptime;		/* p_time: last p_m update, dfs_ptime() */
+	u32		last_seen;	/* last arrival, dfs_seen() (prune) */
+	u64		win_start;	/* bitrate window start, ns */
+	u64		bitrate;	/* br_i, bytes/s of the last window */
 };
+
+static inline u32 dfs_ptime(u64 ns)
+{
+	return ns >> DFS_PTIME_SHIFT;
+}
+
+/*
+ * More than @gap ns (at most 10 s) since the last p_m update?  @gap is
+ * rounded up to whole units, so the answer is never early (it can be up
+ * to 2 us late).
+ */
+static inline bool dfs_ptime_after(const struct dfs_flow *f, u64 now,
+				   u64 gap)
+{
+	u32 units = (gap + (1U << DFS_PTIME_SHIFT) - 1) >> DFS_PTIME_SHIFT;
+
+	return (u32)(dfs_ptime(now) - f->ptime) > units;
+}
+
+static inline u32 dfs_seen(u64 ns)
+{
+	return ns >> DFS_SEEN_SHIFT;
+}
+
+/* Was the flow last seen before @t (ns)? */
+static inline bool dfs_seen_before(const struct dfs_flow *f, u64 t)
+{
+	return (s32)(f->last_seen - dfs_seen(t)) < 0;
+}
 
 static inline int dfs_key_cmp(const struct dfs_key *a, const struct dfs_key *b)
 {

@@ -359,7 +359,7 @@ static void dfs_trim_queue(struct Qdisc *sch)
 static bool dfs_flow_idle(const struct dfs_sched_data *q,
 			  const struct dfs_flow *flow)
 {
-	return !flow->backlog && flow->last_seen < q->prune_before;
+	return !flow->backlog && dfs_seen_before(flow, q->prune_before);
 }
 
 /* One batch of Algorithm 2; returns true while the round goes on. */

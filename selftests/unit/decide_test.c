@@ -205,6 +205,35 @@ static void test_freeze(void)
 	CHECK(f.pm == p.delta_i, "thawed: pm %u", f.pm);
 }
 
+/* The 32-bit clocks of struct dfs_flow across their wrap. */
+static void test_clock_wrap(void)
+{
+	struct dfs_params p = defaults();
+	u64 wrap_seen = 1ULL << (32 + DFS_SEEN_SHIFT);
+	u64 wrap_ptime = 1ULL << (32 + DFS_PTIME_SHIFT);
+	struct dfs_flow f = {};
+	u64 t = wrap_ptime - 20 * MS;
+
+	/* freeze_time holds across the wrap of p_time, and only as long. */
+	dfs_flow_init(&f, &p, t);
+	drive(&p, &f, &t, 10 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.pm == 0, "frozen before the wrap: pm %u", f.pm);
+	drive(&p, &f, &t, 2 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.pm == p.delta_i, "thawed once: pm %u", f.pm);
+	drive(&p, &f, &t, 10 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.pm == p.delta_i, "frozen across the wrap: pm %u", f.pm);
+	drive(&p, &f, &t, 2 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.pm == 2 * p.delta_i, "thawed after the wrap: pm %u", f.pm);
+
+	/* last_seen against the prune round start, across its wrap. */
+	t = wrap_seen - 1000 * MS;
+	dfs_flow_arrival(&f, t, 100, p.rate_interval_ns);
+	CHECK(dfs_seen_before(&f, wrap_seen + 1000 * MS), "idle across the wrap");
+	CHECK(!dfs_seen_before(&f, t - 2000 * MS), "seen after the round start");
+	CHECK(dfs_seen_before(&f, t + 7 * 24 * 3600 * 1000 * MS),
+	      "idle a week later");
+}
+
 static void test_unmeasured(void)
 {
 	struct dfs_params p = defaults();
@@ -246,6 +275,7 @@ int main(void)
 	TEST(test_marked_and_unmarked);
 	TEST(test_unmarked_when_passing);
 	TEST(test_freeze);
+	TEST(test_clock_wrap);
 	TEST(test_unmeasured);
 	TEST(test_huge_ratio);
 	return unit_summary("decide_test");

@@ -6,6 +6,7 @@
 #ifndef _DFS_USER_H
 #define _DFS_USER_H
 
+#include <assert.h>	/* static_assert */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>

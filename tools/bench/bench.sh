@@ -1,0 +1,313 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/bench/bench.sh [quick]   (in the test VM: tools/vm-run.sh runs it)
+#
+# Per-packet cost of the qdisc layer at 1 to 1M flows: pktgen in
+# queue_xmit mode sends 64-byte UDP packets through the root qdisc of a
+# dummy device (which frees what it is given), for a fixed time, and the
+# packets offered per second are the measure.  Every qdisc runs in the same
+# boot, one after the other, several times, so their ratios mean something
+# under emulation where the absolute numbers do not.
+#
+# Scenarios (the flow key varies in the source address only):
+#   mix    N sources, each sends 1/N of the packets, at random; the N flows
+#          are created by a first pass in order before anything is timed
+#   flood  N flows known to DFS (a first pass as above), then 4 sources flood
+#          through a 10 Mbit/s TBF with the qdisc as its child: the cost of
+#          refusing a flood under congestion (DFS: malicious, cache hits)
+#   mem    dfs kernel memory at N flows: its memory_usage against the growth
+#          of the kernel's unreclaimable slab
+#   order  dfs at 1M flows, mix, for each B-tree order
+#   cache  dfs flood at 1M flows for each cache size (0: flows marked
+#          malicious stay in the tree, so tree against cache lookups)
+#
+# Writes results/bench/raw.csv (scenario,qdisc,flows,param,run,pps) and
+# results/bench/memory.csv; tools/bench/report.py makes the table and plot.
+# It measures and reports: it fails only when it could not measure.
+#
+# Environment: BENCH_SECS (seconds per run), BENCH_RUNS, BENCH_FLOWS,
+# BENCH_QDISCS (names from qdisc_setup), BENCH_SCENARIOS.
+
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/pktgen_lib.sh"
+
+QUICK=0
+[ "${1:-}" = quick ] && QUICK=1
+
+OUT=${BENCH_OUT:-$REPO/results/bench}
+if [ $QUICK = 1 ]; then
+	OUT=${BENCH_OUT:-$REPO/results/bench-quick}
+	: "${BENCH_SECS:=1}" "${BENCH_RUNS:=2}" "${BENCH_FLOWS:=1 65536}"
+	: "${BENCH_QDISCS:=pfifo dfs}" "${BENCH_SCENARIOS:=mix}"
+fi
+SECS=${BENCH_SECS:-1.5}
+RUNS=${BENCH_RUNS:-3}
+FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
+QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr dfs stfq}
+SCENARIOS=${BENCH_SCENARIOS:-mix mem flood cache order}
+FLOOD_FLOWS=${BENCH_FLOOD_FLOWS:-1048576}
+ORDERS=${BENCH_ORDERS:-8 16 32 64 128}
+CACHES=${BENCH_CACHES:-0 32 1024}
+FLOOD_SOURCES=4
+# Sources of the flood: out of the range of the known flows.
+FLOOD_BASE=$(( 0xf00000 ))
+# Enough flows for the largest run: past "flows" DFS shares one overflow
+# flow, which would not measure the table at all.
+DFS_OPTS="flows 4194304"
+
+mkdir -p "$OUT" || exit 1
+RAW=$OUT/raw.csv
+echo "scenario,qdisc,flows,param,run,pps" > "$RAW"
+echo "flows,memory_usage,slab_growth,usage_per_flow,slab_per_flow" > "$OUT/memory.csv"
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "kernel: $(uname -r)"
+	echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)"
+	echo "vcpus: $(nproc)"
+	echo "host: ${BENCH_HOST:-unknown}"
+	echo "memory: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
+	echo "secs_per_run: $SECS"
+	echo "runs: $RUNS"
+} > "$OUT/meta.txt"
+
+log() { echo "# bench: $*"; }
+die() { echo "# bench: error: $*"; exit 1; }
+
+modprobe dummy numdummies=0 2>/dev/null || die "no dummy driver"
+
+# One dummy device per qdisc under test, so the timed runs can go round
+# the qdiscs (run 1 of each, then run 2 of each...): a slow spell of the
+# emulator then hits every qdisc alike instead of one.
+dev_of() { echo "b-$1"; }
+
+dev_add() {
+	local dev=$1
+
+	ip link del "$dev" 2>/dev/null
+	ip link add "$dev" type dummy &&
+	ip link set "$dev" txqueuelen 1000 up
+}
+
+dev_del() {
+	ip link del "$1" 2>/dev/null
+	return 0
+}
+
+# qdisc_setup DEV NAME [PARENT]: NAME as the root qdisc, or under PARENT.
+qdisc_setup() {
+	local dev=$1 name=$2 parent=${3:-root} h
+
+	h=$([ "$parent" = root ] && echo "handle 1:" || echo "handle 10:")
+	case $name in
+	pfifo)		tc qdisc add dev "$dev" $parent $h pfifo limit 1000 ;;
+	fq_codel)	tc qdisc add dev "$dev" $parent $h fq_codel ;;
+	sfb)		tc qdisc add dev "$dev" $parent $h sfb limit 1000 ;;
+	hhf)		tc qdisc add dev "$dev" $parent $h hhf ;;
+	fq)		tc qdisc add dev "$dev" $parent $h fq ;;
+	cake)		tc qdisc add dev "$dev" $parent $h cake ;;
+	dfs)		tc qdisc add dev "$dev" $parent $h dfs $DFS_OPTS ${DFS_EXTRA:-} ;;
+	drr|stfq)
+		# Classful: one class for all (drr, matchall), or the LRU-FQ
+		# pair of README (stfq, lrufq).
+		[ "$parent" = root ] || return 1
+		tc qdisc add dev "$dev" root handle 1: $name \
+			$([ $name = stfq ] && echo default 1) &&
+		tc class add dev "$dev" parent 1: classid 1:1 $name \
+			$([ $name = stfq ] && echo weight 3) &&
+		if [ $name = drr ]; then
+			tc filter add dev "$dev" parent 1: protocol all prio 1 \
+				matchall classid 1:1
+		else
+			tc class add dev "$dev" parent 1: classid 1:2 stfq weight 1 &&
+			tc filter add dev "$dev" parent 1: protocol all prio 1 lrufq \
+				cache 100 probability 1/50 threshold 25 high 1:2 low 1:1
+		fi ;;
+	*)	return 1 ;;
+	esac
+}
+
+# A 10 Mbit/s shaper, NAME as its child: the flood builds a queue.
+qdisc_setup_shaped() {
+	tc qdisc add dev "$1" root handle 1: tbf rate 10mbit burst 32k \
+		latency 50ms &&
+	qdisc_setup "$1" "$2" "parent 1:1"
+}
+
+# dfs xstats field, from tc -s -j.
+dfs_stat() {
+	tc -s -j qdisc show dev "$1" | python3 -c '
+import json, sys
+for q in json.load(sys.stdin):
+    if q.get("kind") == "dfs":
+        # xstats sit beside "options" in the qdisc object
+        print(q.get(sys.argv[1], 0)); break
+' "$2"
+}
+
+# populate DEV N: create N flows, each source once, in order.
+populate() {
+	pg_setup "$1" && pg_sources 0 "$2" || die "pktgen setup on $1"
+	pg_send "$2"
+}
+
+check_dfs_flows() {
+	local dev=$1 want=$2 got
+
+	got=$(dfs_stat "$dev" flows)
+	log "dfs on $dev holds $got flows (sent $want sources)"
+	[ "${got:-0}" -ge "$want" ] || die "dfs holds $got flows, expected $want"
+}
+
+# timed_runs SCENARIO FLOWS FIRST_SRC NSRC QDISC[:PARAM]@DEV...: RUNS rounds, in
+# each one timed run per device; one CSV row per run.
+timed_runs() {
+	local scen=$1 n=$2 first=$3 nsrc=$4 i ld label dev r pps
+	shift 4
+
+	for i in $(seq "$RUNS"); do
+		for ld in "$@"; do
+			label=${ld%@*} dev=${ld##*@}
+			pg_setup "$dev" && pg_sources "$first" "$nsrc" rnd ||
+				die "pktgen setup on $dev"
+			r=$(pg_run "$SECS")
+			pps=$(echo "$r" | awk '$2 > 0 { printf "%.0f", $1 * 1e6 / $2 }')
+			[ -n "$pps" ] || die "no pktgen result for $scen $label"
+			local qd=${label%%:*} param=
+			[ "$qd" != "$label" ] && param=${label#*:}
+			echo "$scen,$qd,$n,$param,$i,$pps" >> "$RAW"
+			log "$scen $qd flows=$n ${param:+$param }run $i: $pps pps"
+		done
+	done
+}
+
+scenario_mix() {
+	local qd n dev list
+
+	for n in $FLOWS; do
+		list=()
+		for qd in $QDISCS; do
+			dev=$(dev_of "$qd")
+			dev_add "$dev" && qdisc_setup "$dev" "$qd" ||
+				die "can not set up $qd"
+			# DFS is the one whose state grows with the flows:
+			# all N exist before it is timed.  The others hash
+			# into bins that the timed runs fill.
+			if [ "$qd" = dfs ]; then
+				populate "$dev" "$n"
+				check_dfs_flows "$dev" "$n"
+			fi
+			list+=("$qd@$dev")
+		done
+		timed_runs mix "$n" 0 "$n" "${list[@]}"
+		for qd in $QDISCS; do dev_del "$(dev_of "$qd")"; done
+	done
+}
+
+# The flood: N flows known, then 4 sources at full speed into a 10 Mbit/s
+# shaper with the qdisc as its child.
+scenario_flood() {
+	local qd n dev list
+
+	for n in $FLOOD_FLOWS; do
+		list=()
+		for qd in $QDISCS; do
+			case $qd in drr|stfq) continue ;; esac
+			dev=$(dev_of "$qd")
+			dev_add "$dev" && qdisc_setup_shaped "$dev" "$qd" ||
+				die "can not set up $qd"
+			[ "$qd" = dfs ] && populate "$dev" "$n"
+			# Let the flood build the queue and DFS judge it.
+			pg_setup "$dev" &&
+			pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd || die "pktgen"
+			pg_run 1 >/dev/null
+			list+=("$qd@$dev")
+		done
+		timed_runs flood "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
+		for qd in $QDISCS; do dev_del "$(dev_of "$qd")"; done
+	done
+}
+
+slab_kb() {
+	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
+}
+
+scenario_mem() {
+	local n before after usage growth dev=b-mem
+
+	for n in $FLOWS; do
+		[ "$n" -ge 1000 ] || continue
+		dev_add $dev && qdisc_setup $dev dfs || die "dfs"
+		pg_setup $dev && pg_sources 0 1 && pg_send 1000
+		sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
+		before=$(slab_kb)
+		populate $dev "$n"
+		check_dfs_flows $dev "$n"
+		after=$(slab_kb)
+		usage=$(dfs_stat $dev memory_usage)
+		growth=$(( (after - before) * 1024 ))
+		echo "$n,$usage,$growth,$(awk -v a="$usage" -v n="$n" 'BEGIN { printf "%.1f", a / n }'),$(awk -v a="$growth" -v n="$n" 'BEGIN { printf "%.1f", a / n }')" >> "$OUT/memory.csv"
+		log "mem flows=$n memory_usage=$usage slab growth=$growth"
+		dev_del $dev
+	done
+}
+
+# sweep SCENARIO OPTION VALUES SHAPED: one DFS per value of OPTION, each
+# holding N flows, timed in turn like the qdiscs.  SHAPED: the flood under
+# a 10 Mbit/s TBF, else the fair mix.
+sweep() {
+	local scen=$1 opt=$2 values=$3 shaped=$4 v dev list=()
+	local n=${BENCH_SWEEP_FLOWS:-1048576}
+
+	for v in $values; do
+		dev=b-$opt$v
+		dev_add "$dev" || die "dummy"
+		if [ "$shaped" = 1 ]; then
+			DFS_EXTRA="$opt $v" qdisc_setup_shaped "$dev" dfs
+		else
+			DFS_EXTRA="$opt $v" qdisc_setup "$dev" dfs
+		fi || die "dfs $opt $v"
+		populate "$dev" "$n"
+		check_dfs_flows "$dev" "$n"
+		if [ "$shaped" = 1 ]; then
+			pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd || die "pktgen"
+			pg_run 1 >/dev/null
+			log "$opt $v: $(dfs_stat "$dev" malicious) malicious, $(dfs_stat "$dev" cache_flows) in the cache"
+		fi
+		list+=("dfs:$opt=$v@$dev")
+	done
+	if [ "$shaped" = 1 ]; then
+		timed_runs "$scen" "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
+	else
+		timed_runs "$scen" "$n" 0 "$n" "${list[@]}"
+	fi
+	for v in $values; do dev_del "b-$opt$v"; done
+}
+
+# B-tree order, fair mix of N flows.
+scenario_order() {
+	sweep order order "$ORDERS" 0
+}
+
+# Cache size, for a flood of 4 malicious sources among N flows: cache 0
+# keeps them in the tree, so this is cache against tree lookups.
+scenario_cache() {
+	sweep cache cache "$CACHES" 1
+}
+
+# Each scenario in a subshell: one that can not measure (die) is reported
+# and the others still run.
+start=$SECONDS
+failed=
+for s in $SCENARIOS; do
+	log "scenario $s"
+	( "scenario_$s" ) || {
+		failed+=" $s"
+		echo stop > $PG/pgctrl
+		for d in /sys/class/net/b-*; do [ -e "$d" ] && dev_del "${d##*/}"; done
+	}
+done
+log "done in $(( SECONDS - start )) s${failed:+, failed:$failed}"
+pg_teardown
+[ -z "$failed" ]

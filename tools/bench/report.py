@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tables and plot of tools/bench/bench.sh results.
+
+report.py [DIR]   (default results/bench)
+
+Reads DIR/raw.csv, DIR/memory.csv and DIR/meta.txt; writes DIR/table.md
+(medians, ratios to pfifo and fq_codel measured in the same boot, the
+targets of the benchmark) and DIR/pps.png (packets per second against the
+number of flows, log scale, one line per qdisc).  Exits 1 only when there
+is nothing to report.
+"""
+import csv
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+ORDER = ["pfifo", "fq_codel", "sfb", "hhf", "fq", "cake", "drr", "stfq",
+         "dfs"]
+LABEL = {"drr": "drr + matchall", "stfq": "stfq + lrufq"}
+
+
+def flows_label(n):
+    n = int(n)
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return "%dM" % (n >> 20)
+    if n >= 1000 and n % 1024 == 0:
+        return "%dk" % (n // 1024)
+    if n >= 1000 and n % 1000 == 0:
+        return "%dk" % (n // 1000)
+    return str(n)
+
+
+def load(path):
+    runs = defaultdict(dict)
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            key = (row["scenario"], row["qdisc"], int(row["flows"]),
+                   row["param"])
+            runs[key][int(row["run"])] = float(row["pps"])
+    return {k: statistics.median(v.values()) for k, v in runs.items()}, runs
+
+
+# Ratio of two qdiscs: the median over the rounds of the ratio within a
+# round, where the two ran a few seconds apart (paired, so a slow spell of
+# the host weighs on both), else the ratio of the medians.
+RUNS = {}
+
+
+def pratio(ka, kb):
+    a, b = RUNS.get(ka, {}), RUNS.get(kb, {})
+    pairs = [a[i] / b[i] for i in a if i in b and b[i]]
+    if pairs:
+        return statistics.median(pairs)
+    return None
+
+
+def kpps(x):
+    return "%.1fk" % (x / 1000) if x < 100000 else "%.0fk" % (x / 1000)
+
+
+def ratio(a, b):
+    return "%.2f" % (a / b) if a and b else "-"
+
+
+def fmt(r):
+    return "%.2f" % r if r is not None else "-"
+
+
+def pps_table(med, scen, out):
+    keys = [k for k in med if k[0] == scen and not k[3]]
+    if not keys:
+        return
+    flows = sorted({k[2] for k in keys})
+    qds = [q for q in ORDER if any(k[1] == q for k in keys)]
+    out.append("| qdisc | " + " | ".join(
+        "%s flows: pps, x pfifo, x fq_codel" % flows_label(n)
+        for n in flows) + " |")
+    out.append("|---|" + "---:|" * len(flows))
+    for q in qds:
+        cells = []
+        for n in flows:
+            v = med.get((scen, q, n, ""))
+            if v is None:
+                cells.append("-")
+                continue
+            cells.append("%s, %s, %s" % (
+                kpps(v), fmt(pratio((scen, q, n, ""), (scen, "pfifo", n, ""))),
+                fmt(pratio((scen, q, n, ""),
+                           (scen, "fq_codel", n, "")))))
+        out.append("| %s | %s |" % (LABEL.get(q, q), " | ".join(cells)))
+    out.append("")
+
+
+def sweep_table(med, scen, name, base, out):
+    keys = sorted((k for k in med if k[0] == scen),
+                  key=lambda k: int(k[3].split("=")[1]))
+    if not keys:
+        return
+    ref = med.get((scen, "dfs", keys[0][2], "%s=%s" % (name, base)))
+    out.append("| %s | pps | x %s %s |" % (name, name, base))
+    out.append("|---:|---:|---:|")
+    for k in keys:
+        out.append("| %s | %s | %s |" % (k[3].split("=")[1], kpps(med[k]),
+                                          ratio(med[k], ref)))
+    out.append("")
+    return keys[0][2]
+
+
+def targets(med, mem, out):
+    def m(scen, q, n):
+        return med.get((scen, q, n, ""))
+
+    rows = []
+    r = pratio(("mix", "dfs", 1000, ""), ("mix", "fq_codel", 1000, ""))
+    if r is not None:
+        rows.append(("dfs at 1k flows against fq_codel (same round)",
+                     ">= 0.9", fmt(r), r >= 0.9))
+    d1, d1m = m("mix", "dfs", 1), m("mix", "dfs", 1 << 20)
+    if d1 and d1m:
+        rows.append(("dfs at 1M flows against dfs at 1 flow (medians)",
+                     ">= 0.7", ratio(d1m, d1), d1m / d1 >= 0.7))
+    p1, p1m = m("mix", "pfifo", 1), m("mix", "pfifo", 1 << 20)
+    if d1 and d1m and p1 and p1m:
+        r = (d1m / p1m) / (d1 / p1)
+        rows.append(("same, each against pfifo in its round (drift "
+                     "removed)", ">= 0.7", fmt(r), r >= 0.7))
+    if mem:
+        last = max(mem, key=lambda r: int(r["flows"]))
+        per = max(float(last["usage_per_flow"]), float(last["slab_per_flow"]))
+        rows.append(("kernel memory per flow at %s flows (slab growth)"
+                     % flows_label(last["flows"]), "<= 96 B",
+                     "%s B" % last["slab_per_flow"], per <= 96))
+    for n in sorted({k[2] for k in med if k[0] == "mix"}):
+        r = pratio(("mix", "stfq", n, ""), ("mix", "drr", n, ""))
+        if r is not None:
+            rows.append(("stfq + lrufq against drr + matchall, %s flows"
+                         % flows_label(n), ">= 0.9", fmt(r), r >= 0.9))
+    if not rows:
+        return
+    out.append("| target | wanted | measured | met |")
+    out.append("|---|---:|---:|---|")
+    for name, want, got, ok in rows:
+        out.append("| %s | %s | %s | %s |" % (name, want, got,
+                                              "yes" if ok else "**no**"))
+    out.append("")
+
+
+def plot(med, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [(s, t) for s, t in (
+        ("mix", "fair mix: N flows, equal"),
+        ("flood", "flood: 4 sources into a 10 Mbit/s TBF parent"))
+        if any(k[0] == s for k in med)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.8),
+                             squeeze=False)
+    for ax, (scen, title) in zip(axes[0], panels):
+        keys = [k for k in med if k[0] == scen and not k[3]]
+        if len({k[2] for k in keys}) == 1:
+            # One flow count: a bar per qdisc.
+            qds = [q for q in ORDER if any(k[1] == q for k in keys)]
+            vals = [med[(scen, q, keys[0][2], "")] / 1000 for q in qds]
+            ax.barh([LABEL.get(q, q) for q in qds], vals,
+                    color=["black" if q == "dfs" else "tab:blue"
+                           for q in qds])
+            ax.set_xlabel("kpps offered through the qdisc (median)")
+            ax.set_title("%s, %s flows known" % (title,
+                                                 flows_label(keys[0][2])),
+                         fontsize=10)
+            ax.grid(True, axis="x", alpha=0.3)
+            continue
+        for q in ORDER:
+            pts = sorted((k[2], med[k]) for k in keys if k[1] == q)
+            if not pts:
+                continue
+            style = {"linewidth": 2.5, "color": "black"} if q == "dfs" else {}
+            ax.plot([p[0] for p in pts], [p[1] / 1000 for p in pts],
+                    marker="o", label=LABEL.get(q, q), **style)
+        ax.set_xscale("log")
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("flows")
+        ax.set_ylabel("kpps offered through the qdisc (median)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        if keys:
+            ax.legend(fontsize=8)
+    fig.suptitle("pktgen queue_xmit, 64-byte UDP, dummy device "
+                 "(QEMU TCG: compare ratios, not absolute numbers)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "results/bench"
+    raw = os.path.join(d, "raw.csv")
+    if not os.path.exists(raw):
+        sys.exit("report: no %s" % raw)
+    med, runs = load(raw)
+    RUNS.update(runs)
+    if not med:
+        sys.exit("report: %s has no measurements" % raw)
+    mem = []
+    if os.path.exists(os.path.join(d, "memory.csv")):
+        with open(os.path.join(d, "memory.csv")) as f:
+            mem = list(csv.DictReader(f))
+    meta = {}
+    if os.path.exists(os.path.join(d, "meta.txt")):
+        with open(os.path.join(d, "meta.txt")) as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                meta[k.strip()] = v.strip()
+
+    out = ["# sch_dfs benchmark", ""]
+    out.append("%s; guest kernel %s, %s vCPU (%s) on %s; median of "
+               "%s runs of %s s each, qdiscs taken in turn within a round."
+               % (meta.get("date", "?"), meta.get("kernel", "?"),
+                  meta.get("vcpus", "?"), meta.get("cpu", "?"),
+                  meta.get("host", "?"), meta.get("runs", "?"),
+                  meta.get("secs_per_run", "?")))
+    out.append("")
+    out.append("## Targets")
+    out.append("")
+    targets(med, mem, out)
+    out.append("## Fair mix: packets per second through the qdisc")
+    out.append("")
+    pps_table(med, "mix", out)
+    out.append("## Flood from 4 sources under a 10 Mbit/s TBF")
+    out.append("")
+    pps_table(med, "flood", out)
+    if mem:
+        out.append("## DFS kernel memory")
+        out.append("")
+        out.append("| flows | memory_usage | B/flow | slab growth | B/flow |")
+        out.append("|---:|---:|---:|---:|---:|")
+        for r in mem:
+            out.append("| %s | %s | %s | %s | %s |" % (
+                flows_label(r["flows"]), r["memory_usage"],
+                r["usage_per_flow"], r["slab_growth"], r["slab_per_flow"]))
+        out.append("")
+    for scen, name, base, what in (
+            ("order", "order", 32, "B-tree order, fair mix"),
+            ("cache", "cache", 32, "cache size, flood of 4 malicious "
+             "sources (cache 0: they stay in the tree)")):
+        if any(k[0] == scen for k in med):
+            n = [k[2] for k in med if k[0] == scen][0]
+            out.append("## DFS %s, %s flows" % (what, flows_label(n)))
+            out.append("")
+            sweep_table(med, scen, name, base, out)
+
+    with open(os.path.join(d, "table.md"), "w") as f:
+        f.write("\n".join(out))
+    print("\n".join(out))
+    try:
+        plot(med, os.path.join(d, "pps.png"))
+    except ImportError as e:
+        sys.exit("report: no plot: %s (make deps installs matplotlib)" % e)
+
+
+if __name__ == "__main__":
+    main()
