@@ -16,7 +16,7 @@
 
 source "$(dirname "$0")/dfs_scenario.sh"
 
-SECS=${SECS:-12}
+SECS=${SECS:-10}
 OUT=${OUT:-$(dirname "$0")/../build/selftests/dfs_evasion}
 
 # repeat PATTERN TIMES: PATTERN joined by commas, TIMES times.

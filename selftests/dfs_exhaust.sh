@@ -45,14 +45,19 @@ slab_objects()
 	if [ -r $f ]; then awk '{ print $1 }' $f; else echo -1; fi
 }
 
-# tcp_window SECONDS: the 4 TCP flows' total rate over the next SECONDS,
-# bit/s, counted at the receiver.
+# tcp_window SECONDS: the 4 TCP flows' rates over the next SECONDS, bit/s,
+# counted at the receiver: "TOTAL RATE1 ... RATE4".
 tcp_window()
 {
 	local a b
 
 	a=$(rx_bytes); sleep "$1"; b=$(rx_bytes)
-	rx_rates "$a" "$b" | awk '{ for (i = 1; i <= NF; i++) s += $i; print s + 0 }'
+	rx_rates "$a" "$b" | awk '{ for (i = 1; i <= NF; i++) s += $i; print s + 0, $0 }'
+}
+
+kbits()
+{
+	echo "$@" | awk '{ for (i = 1; i <= NF; i++) printf "%d ", $i / 1000 }'
 }
 
 require_command iperf3 python3
@@ -69,12 +74,12 @@ for i in 1 2 3 4; do
 	start_tcp_flow "s$i" $((5200 + i)) $((BASE_SECS + WARM + 2)) /dev/null
 done
 sleep "$WARM"
-BASE=$(tcp_window "$BASE_SECS")
+read -r BASE BASE_FLOWS <<<"$(tcp_window "$BASE_SECS")"
 wait_flows
 check_err $? "iperf3 failed in the baseline"
 [ "$BASE" -gt 1000000 ]
 check_err $? "baseline TCP only $BASE bit/s"
-log_test "baseline: 4 TCP flows alone, $((BASE / 1000)) kbit/s"
+log_test "baseline: 4 TCP flows alone, $((BASE / 1000)) kbit/s ($(kbits $BASE_FLOWS))"
 
 # --- the spoofed flood ------------------------------------------------------
 RET=0
@@ -97,9 +102,11 @@ t0=$SECONDS
 # The table fills in the first seconds; measure from then on.
 sleep 4
 read -r MEM1 FLOWS1 <<<"$(dfs_json memory_usage flows)"
-FLOOD=$(tcp_window $((SECS - 8)))
+read -r FLOOD FLOOD_FLOWS <<<"$(tcp_window $((SECS - 8)))"
 read -r MEM2 FLOWS2 OVF NEW MAL <<<"$(dfs_json memory_usage flows flows_overflow new_flows malicious)"
 SLAB2=$(slab_objects)
+# The flows DFS holds in its cache (malicious ones), text only in tc 6.1.
+CACHED=$(in_ns r tc -s class show dev "$R_OUT" | awk '$1 == "src" { printf "%s%s", sep, $2; sep = "," }')
 sleep $((SECS - (SECONDS - t0) > 0 ? SECS - (SECONDS - t0) : 0))
 SENT=$(pg_sent r "$R_OUT")
 pg_stop r
@@ -111,7 +118,8 @@ DISTINCT=$(awk -v n="$SENT" 'BEGIN { printf "%d", 1048576 * (1 - exp(-n / 104857
 log_info "flood: $SENT packets in ${SECS}s, about $DISTINCT distinct sources"
 log_info "flows $FLOWS0 -> $FLOWS1 -> $FLOWS2 (cap $FLOWS), new_flows $NEW, flows_overflow $OVF, malicious $MAL"
 log_info "memory_usage $MEM0 -> $MEM1 -> $MEM2 bytes; dfs_flow slab objects $SLAB0 -> $SLAB2"
-log_info "TCP under the flood: $((FLOOD / 1000)) kbit/s, ${PCT}% of the baseline"
+log_info "TCP under the flood: $((FLOOD / 1000)) kbit/s ($(kbits $FLOOD_FLOWS)), ${PCT}% of the baseline, Jain $(jain_index $FLOOD_FLOWS)"
+log_info "flows in the malicious cache: ${CACHED:-none}"
 
 [ "$FLOWS2" -le "$FLOWS" ] && [ "$FLOWS1" -le "$FLOWS" ]
 check_err $? "flows $FLOWS1/$FLOWS2 above the cap $FLOWS"
