@@ -115,8 +115,8 @@ thrash_case()
 	shift 2
 
 	RET=0
-	stfq_setup 3 1 "$@" &&
 	# shellcheck disable=SC2086 # LRU: several words
+	stfq_setup 3 1 "$@" &&
 	in_ns r tc filter add dev "$R_OUT" parent 10: protocol all prio 1 \
 		lrufq $LRU threshold 25 high 10:2 low 10:1
 	check_err $? "setup"
