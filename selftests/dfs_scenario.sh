@@ -8,7 +8,8 @@
 # router whose child is the qdisc under test.
 #
 #	flood_run OUTDIR SECONDS UDP_SCHEDULE CHILD_QDISC...
-#		runs it; TCP and UDP goodput are measured at the receiver,
+#		runs it (FLOOD_ARGS: more udp_cbr.py send options, e.g.
+#		--src/--rotate); TCP and UDP goodput are measured at the receiver,
 #		per second, from WARMUP to SECONDS; the traffic goes on TAIL
 #		seconds more so that the last probes still see it.
 #		While it runs, the DFS flags of s1's flow are sampled into
@@ -83,9 +84,10 @@ flood_run()
 		start_tcp_flow "s$i" $((5200 + i)) "$run" "$out/tcp$i.json" \
 			--get-server-output
 	done
+	# shellcheck disable=SC2086 # FLOOD_ARGS: several words
 	in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
 		--port $UDP_PORT --schedule "$schedule,$(tail_phase "$schedule")" \
-		> "$out/udp_send.json" &
+		${FLOOD_ARGS:-} > "$out/udp_send.json" &
 	FLOW_PIDS+=($!)
 	t0=$EPOCHREALTIME
 

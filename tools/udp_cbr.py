@@ -9,12 +9,15 @@ path: the sink counts what arrives, per second, and writes JSON.
 
   udp_cbr.py send --dst ADDR --port P --rate 20M --size 1200 --time 10
                   [--schedule RATE:SECONDS,...]
+                  [--src ADDR,ADDR,... [--rotate SECONDS]]
   udp_cbr.py sink --port P --time 12 --out FILE [--bind ADDR]
 
 --ready/--go (send): wait at a common start with other processes
 (tools/lablib/gate.py).
 
 The schedule form sends each rate for its seconds in turn (VBR attacks).
+--src binds the sender to the first address; with --rotate it moves to
+the next one (round robin) every SECONDS: an attacker rotating addresses.
 """
 import argparse
 import json
@@ -37,7 +40,15 @@ def parse_rate(text):
 
 def send(args):
     family = socket.AF_INET6 if ":" in args.dst else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_DGRAM)
+    srcs = args.src.split(",") if args.src else [None]
+
+    def bound(i):
+        s = socket.socket(family, socket.SOCK_DGRAM)
+        if srcs[i % len(srcs)]:
+            s.bind((srcs[i % len(srcs)], 0))
+        return s
+
+    sock, src_idx, rotated = bound(0), 0, time.monotonic()
     payload = b"\x5a" * args.size
     phases = []
     if args.schedule:
@@ -49,6 +60,9 @@ def send(args):
     sent = 0
     gate.wait_go(args.ready, args.go)
     for rate, secs in phases:
+        if rate <= 0:		# a silent phase (on-off attacks)
+            time.sleep(secs)
+            continue
         gap = args.size * 8 / rate
         start = time.monotonic()
         nxt = start
@@ -56,6 +70,10 @@ def send(args):
             now = time.monotonic()
             if now - start >= secs:
                 break
+            if args.rotate and now - rotated >= args.rotate:
+                sock.close()
+                src_idx += 1
+                sock, rotated = bound(src_idx), now
             if now < nxt:
                 time.sleep(min(nxt - now, 0.01))
                 continue
@@ -66,7 +84,7 @@ def send(args):
                 sent += 1
             except OSError:
                 pass  # qdisc drop reported as ENOBUFS: keep sending
-    print(json.dumps({"sent_packets": sent}))
+    print(json.dumps({"sent_packets": sent, "sources": min(src_idx + 1, len(srcs))}))
 
 
 def sink(args):
@@ -103,6 +121,8 @@ def main():
     s.add_argument("--size", type=int, default=1200)
     s.add_argument("--time", type=float, default=10)
     s.add_argument("--schedule")
+    s.add_argument("--src")
+    s.add_argument("--rotate", type=float, default=0)
     gate.add_args(s)
     k = sub.add_parser("sink")
     k.add_argument("--port", type=int, required=True)

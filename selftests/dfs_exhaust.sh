@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# State exhaustion: a spoofed flood whose every packet has a random source
+# address out of a /12 (2^20 = 1,048,576 addresses), from pktgen on the
+# router's egress device in queue_xmit mode, so every packet crosses the
+# qdisc.  dfs (10 Mbit/s TBF parent) holds at most "flows" flows; past the
+# cap, packets of unknown flows share the one overflow flow.
+#
+# Four TCP flows (s1..s4) run first alone (the baseline), then again with
+# the flood.  Asserted:
+#	- flows <= the cap, and the cap was reached (flows_overflow > 0)
+#	- memory_usage <= cap * 160 bytes (a 96-byte flow plus its share of
+#	  B-tree nodes, ~12-17 bytes, with margin) and stays flat once the
+#	  cap is reached; the dfs_flow slab grows by at most the cap
+#	- the TCP flows keep >= 50% of their baseline throughput
+#	- the backlog returns to 0 when the traffic stops
+#
+# NOT in make check: it exposes an open bug.  At ~38 kpps the TCP flows
+# kept 92%; at ~61 kpps all four were marked malicious (0%).  The spoofed
+# packets that hit flows already in the table (cap / 2^20 of them) make a
+# few hundred flows "active" in every rate_interval, n is inflated, the
+# fair rate falls to tens of kbit/s, and the real flows are judged unfair.
+#
+# DFS_EXHAUST_SECS (30) flood seconds, DFS_EXHAUST_DELAY (20000) ns
+# between flood packets, DFS_EXHAUST_FLOWS (65536) the cap.
+
+source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/pktgen_lib.sh"
+
+SECS=${DFS_EXHAUST_SECS:-30}
+DELAY=${DFS_EXHAUST_DELAY:-20000}
+FLOWS=${DFS_EXHAUST_FLOWS:-65536}
+BASE_SECS=12
+WARM=3
+BYTES_PER_FLOW=160
+
+dfs_json()
+{
+	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -c '
+import json, sys
+for q in json.load(sys.stdin):
+    if q["kind"] == "dfs":
+        print(" ".join(str(q.get(k, -1)) for k in sys.argv[1:]))' "$@"
+}
+
+slab_objects()
+{
+	local f=/sys/kernel/slab/dfs_flow/objects
+
+	if [ -r $f ]; then awk '{ print $1 }' $f; else echo -1; fi
+}
+
+# tcp_window SECONDS: the 4 TCP flows' rates over the next SECONDS, bit/s,
+# counted at the receiver: "TOTAL RATE1 ... RATE4".
+tcp_window()
+{
+	local a b
+
+	a=$(rx_bytes); sleep "$1"; b=$(rx_bytes)
+	rx_rates "$a" "$b" | awk '{ for (i = 1; i <= NF; i++) s += $i; print s + 0, $0 }'
+}
+
+kbits()
+{
+	echo "$@" | awk '{ for (i = 1; i <= NF; i++) printf "%d ", $i / 1000 }'
+}
+
+require_command iperf3 python3
+pg_require
+setup_topology 4 || exit $ksft_fail
+trap 'pg_stop r 2>/dev/null; topo_cleanup' EXIT
+rx_meter_setup || exit $ksft_fail
+setup_bottleneck "$R_OUT" 10mbit dfs limit 100000 flows "$FLOWS" || exit $ksft_fail
+start_iperf3_server 5201 5202 5203 5204 persistent || exit $ksft_fail
+
+# --- baseline: the TCP flows alone -----------------------------------------
+RET=0
+for i in 1 2 3 4; do
+	start_tcp_flow "s$i" $((5200 + i)) $((BASE_SECS + WARM + 2)) /dev/null
+done
+sleep "$WARM"
+read -r BASE BASE_FLOWS <<<"$(tcp_window "$BASE_SECS")"
+wait_flows
+check_err $? "iperf3 failed in the baseline"
+[ "$BASE" -gt 1000000 ]
+check_err $? "baseline TCP only $BASE bit/s"
+log_test "baseline: 4 TCP flows alone, $((BASE / 1000)) kbit/s ($(kbits $BASE_FLOWS))"
+
+# --- the spoofed flood ------------------------------------------------------
+RET=0
+read -r MEM0 FLOWS0 <<<"$(dfs_json memory_usage flows)"
+SLAB0=$(slab_objects)
+in_ns r sh -c 'echo rem_device_all > /proc/net/pktgen/kpktgend_0'
+pg_add r "$R_OUT" &&
+pg_set r "$R_OUT" "xmit_mode queue_xmit" "count 0" "pkt_size 64" \
+	"delay $DELAY" "dst $RCV_IP4" "dst_mac 02:00:00:00:00:01" \
+	"src_min 10.16.0.0" "src_max 10.31.255.255" "flag IPSRC_RND" \
+	"udp_src_min 1024" "udp_src_max 1024" "udp_dst_min 9" "udp_dst_max 9"
+check_err $? "pktgen setup"
+
+for i in 1 2 3 4; do
+	start_tcp_flow "s$i" $((5200 + i)) $((SECS + WARM + 8)) /dev/null
+done
+sleep "$WARM"
+pg_start r
+t0=$SECONDS
+# The table fills in the first seconds; measure from then on.
+sleep 4
+read -r MEM1 FLOWS1 <<<"$(dfs_json memory_usage flows)"
+read -r FLOOD FLOOD_FLOWS <<<"$(tcp_window $((SECS - 8)))"
+read -r MEM2 FLOWS2 OVF NEW MAL <<<"$(dfs_json memory_usage flows flows_overflow new_flows malicious)"
+SLAB2=$(slab_objects)
+# The flows DFS holds in its cache (malicious ones), text only in tc 6.1.
+CACHED=$(in_ns r tc -s class show dev "$R_OUT" | awk '$1 == "src" { printf "%s%s", sep, $2; sep = "," }')
+sleep $((SECS - (SECONDS - t0) > 0 ? SECS - (SECONDS - t0) : 0))
+SENT=$(pg_sent r "$R_OUT")
+pg_stop r
+wait_flows
+check_err $? "iperf3 failed under the flood"
+
+PCT=$(awk -v f="$FLOOD" -v b="$BASE" 'BEGIN { printf "%d", 100 * f / b }')
+DISTINCT=$(awk -v n="$SENT" 'BEGIN { printf "%d", 1048576 * (1 - exp(-n / 1048576)) }')
+log_info "flood: $SENT packets in ${SECS}s, about $DISTINCT distinct sources"
+log_info "flows $FLOWS0 -> $FLOWS1 -> $FLOWS2 (cap $FLOWS), new_flows $NEW, flows_overflow $OVF, malicious $MAL"
+log_info "memory_usage $MEM0 -> $MEM1 -> $MEM2 bytes; dfs_flow slab objects $SLAB0 -> $SLAB2"
+log_info "TCP under the flood: $((FLOOD / 1000)) kbit/s ($(kbits $FLOOD_FLOWS)), ${PCT}% of the baseline, Jain $(jain_index $FLOOD_FLOWS)"
+log_info "flows in the malicious cache: ${CACHED:-none}"
+
+[ "$FLOWS2" -le "$FLOWS" ] && [ "$FLOWS1" -le "$FLOWS" ]
+check_err $? "flows $FLOWS1/$FLOWS2 above the cap $FLOWS"
+[ "$OVF" -gt 0 ]
+check_err $? "the flood never reached the cap (flows_overflow 0)"
+[ "$MEM2" -le $((FLOWS * BYTES_PER_FLOW + 65536)) ]
+check_err $? "memory_usage $MEM2 above $FLOWS * $BYTES_PER_FLOW"
+# At the cap the table can only be reshaped, not grown: within 10%.
+[ "$FLOWS1" -lt "$FLOWS" ] || [ "$MEM2" -le $((MEM1 + MEM1 / 10)) ]
+check_err $? "memory_usage grew at the cap: $MEM1 -> $MEM2"
+if [ "$SLAB0" -ge 0 ]; then
+	# The slab may be shared with other 96-byte objects (SLUB merges
+	# caches): allow a quarter of the cap for those.
+	[ $((SLAB2 - SLAB0)) -le $((FLOWS + FLOWS / 4)) ]
+	check_err $? "dfs_flow slab grew by $((SLAB2 - SLAB0)) objects"
+fi
+log_test "spoofed flood: flows capped at $FLOWS, memory_usage $((MEM2 / 1024)) KiB"
+
+RET=0
+[ "$PCT" -ge 50 ]
+check_err $? "TCP kept ${PCT}% of its baseline under the flood, want >= 50%"
+log_test "spoofed flood: known TCP flows keep ${PCT}% of their throughput"
+
+RET=0
+sleep 1
+text=$(in_ns r tc -s qdisc show dev "$R_OUT")
+[ "$(grep -c ' backlog 0b 0p ' <<<"$text")" -eq 2 ]
+check_err $? "backlog left after the flood: $(grep backlog <<<"$text" | xargs)"
+log_test "spoofed flood: backlog back to zero"
+
+ksft_exit
