@@ -41,7 +41,7 @@ void dfs_meter_init(struct dfs_meter *m, u64 now)
 {
 	memset(m, 0, sizeof(*m));
 	m->epoch_start = now;
-	m->epoch = 1;	/* flows start at epoch 0: never seen */
+	m->epoch = 2;	/* flows start at epoch 0: never seen, not recent */
 }
 
 void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval)
@@ -59,12 +59,32 @@ void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval)
 	m->epoch_start = now;
 }
 
+/*
+ * A flow counts as active from its second packet within two epochs: a
+ * lone packet does not make a flow compete for the link.  Without this a
+ * spoofed flood, whose random sources now and then hit flows already
+ * known, keeps hundreds of them "active" in every epoch, n soars, the fair
+ * rate collapses and the real flows look unfair.  f->epoch holds the
+ * epoch of the flow's last packet, shifted left by one, and in bit 0
+ * whether the flow is already counted in it.
+ */
 void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f)
 {
-	if (f->epoch != m->epoch) {
-		f->epoch = m->epoch;
-		m->cur_active++;
+	u32 tag = m->epoch << 1;
+
+	if ((f->epoch | 1) == (tag | 1)) {
+		if (!(f->epoch & 1)) {		/* second packet this epoch */
+			f->epoch |= 1;
+			m->cur_active++;
+		}
+		return;
 	}
+	if ((f->epoch | 1) == (((m->epoch - 1) << 1) | 1)) {
+		f->epoch = tag | 1;		/* sent in the previous epoch too */
+		m->cur_active++;
+		return;
+	}
+	f->epoch = tag;				/* one packet: not yet */
 }
 
 u32 dfs_meter_active(const struct dfs_meter *m)

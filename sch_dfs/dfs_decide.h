@@ -25,10 +25,11 @@ struct dfs_params {
 
 /*
  * Activity and rate meter, driven by arrivals and departures.  Time is cut
- * into epochs of rate_interval.  A flow is active when it sent a packet in
- * the current or the previous epoch, so n follows the flows that really
- * compete for the link within one measurement window, and is kept in O(1)
- * per packet with no walk over the flows.
+ * into epochs of rate_interval.  A flow is active when it sent two packets
+ * within the current and the previous epoch, so n follows the flows that
+ * really compete for the link within one measurement window (a lone packet,
+ * such as a spoofed source hitting a known flow, does not count), and is
+ * kept in O(1) per packet with no walk over the flows.
  */
 struct dfs_meter {
 	u64	epoch_start;	/* ns */

@@ -64,7 +64,7 @@ struct dfs_flow {
 	u32		pm:24;		/* p_m, TC_DFS_ONE = 1.0 (< 2^24) */
 	u32		flags:8;	/* DFS_F_* */
 	u32		win_bytes;	/* bytes arrived in this window */
-	u32		epoch;		/* last activity epoch, see dfs_meter */
+	u32		epoch;		/* last epoch << 1 | counted, dfs_meter_seen() */
 	u32		ptime;		/* p_time: last p_m update, dfs_ptime() */
 	u32		last_seen;	/* last arrival, dfs_seen() (prune) */
 	u64		win_start;	/* bitrate window start, ns */

@@ -58,6 +58,9 @@ static void test_meter(void)
 	dfs_meter_init(&m, 0);
 	CHECK(dfs_meter_active(&m) == 1, "at least one");
 	dfs_meter_seen(&m, &a);
+	dfs_meter_seen(&m, &b);
+	CHECK(m.cur_active == 0, "one packet each: nobody active yet");
+	dfs_meter_seen(&m, &a);
 	dfs_meter_seen(&m, &a);
 	dfs_meter_seen(&m, &b);
 	CHECK(dfs_meter_active(&m) == 2, "two seen: %u", dfs_meter_active(&m));
@@ -73,6 +76,34 @@ static void test_meter(void)
 	CHECK(dfs_meter_active(&m) == 1, "b went idle");
 	dfs_meter_tick(&m, 900 * MS, 100 * MS);
 	CHECK(dfs_meter_active(&m) == 1 && !m.prev_active, "idle gap");
+}
+
+/*
+ * A spoofed flood: every packet from a random one of many sources, so
+ * known flows see a lone packet now and then.  They must not count as
+ * active (n would soar and the fair rate collapse); a flow that keeps
+ * sending, one packet per epoch or more, must.
+ */
+static void test_meter_lone_packets(void)
+{
+	static struct dfs_flow known[4096];
+	struct dfs_flow steady = {};
+	struct dfs_meter m;
+	u64 t = 0;
+	int e, i;
+
+	dfs_meter_init(&m, 0);
+	for (e = 0; e < 50; e++) {
+		/* 500 lone hits per epoch on 4096 known flows */
+		for (i = 0; i < 500; i++)
+			dfs_meter_seen(&m, &known[(e * 500 + i * 7) % 4096]);
+		dfs_meter_seen(&m, &steady);
+		t += 100 * MS;
+		dfs_meter_tick(&m, t, 100 * MS);
+	}
+	CHECK(dfs_meter_active(&m) <= 1 + 50,
+	      "lone hits counted as active: %u", dfs_meter_active(&m));
+	CHECK(steady.epoch & 1, "a flow sending every epoch is active");
 }
 
 static void test_bitrate(void)
@@ -270,6 +301,7 @@ int main(void)
 	TEST(test_wfs);
 	TEST(test_ewma);
 	TEST(test_meter);
+	TEST(test_meter_lone_packets);
 	TEST(test_bitrate);
 	TEST(test_pm_rises);
 	TEST(test_marked_and_unmarked);
