@@ -162,6 +162,11 @@ static int stfq_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		NL_SET_ERR_MSG_MOD(extack, "Class id must be in the qdisc's major");
 		return -EINVAL;
 	}
+	/* Minor 0 is the qdisc itself, and "default 0" means no class. */
+	if (!TC_H_MIN(classid)) {
+		NL_SET_ERR_MSG_MOD(extack, "Class id minor must not be 0");
+		return -EINVAL;
+	}
 	if (parentid && parentid != TC_H_ROOT && parentid != sch->handle) {
 		NL_SET_ERR_MSG_MOD(extack, "STFQ classes are flat: the parent must be the qdisc");
 		return -EINVAL;
