@@ -713,8 +713,10 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 
 	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
 	err = dfs_cache_init(&q->cache, DFS_DEFAULT_CACHE);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 		return err;
+	}
 	dfs_flow_init(&q->overflow, p, now);
 	dfs_meter_init(&q->meter, now);
 

@@ -173,8 +173,10 @@ static int stfq_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	}
 
 	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
-	if (!cl)
+	if (!cl) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the class");
 		return -ENOBUFS;
+	}
 
 	gnet_stats_basic_sync_init(&cl->bstats);
 	RB_CLEAR_NODE(&cl->node);
