@@ -3,7 +3,7 @@
 # make            build the modules against KDIR
 # make deps       install every build and test dependency (apt, pip)
 # make tc         patched iproute2 tc and the q_*.so plugins in build/tc
-# make check      unit tests, then the selftests in the test VM
+# make check      unit tests and fuzzers, then the selftests and tdc in the test VM
 # make demo       the flagship experiment (lab scenario 1, every qdisc) in
 #                 the test VM; tools/lab runs any scenario
 # make bench      per-packet cost and memory at 1 to 1M flows against the
@@ -22,7 +22,8 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # Where Debian's tc looks for q_*.so plugins (LIBDIR/tc).
 TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
-.PHONY: all modules deps tc check unit selftests demo bench install clean checkpatch
+.PHONY: all modules deps tc check unit fuzz selftests tdc demo bench install \
+	clean checkpatch
 
 all: modules
 
@@ -38,10 +39,19 @@ tc:
 unit:
 	$(MAKE) -C selftests/unit run
 
+# libFuzzer harnesses of the algorithm cores, FUZZ_TIME seconds each
+fuzz:
+	$(MAKE) -C selftests/unit fuzz
+
 selftests: modules tc
 	tools/vm-run.sh selftests/run_vm.sh
 
-check: unit selftests
+# The kernel's own tc test suite (tdc) on our JSON test cases
+tdc: modules tc
+	tools/tdc-prepare.sh
+	tools/vm-run.sh selftests/tc-testing/run_tdc.sh
+
+check: unit fuzz selftests tdc
 
 demo: modules tc
 	tools/lab --scenario 1

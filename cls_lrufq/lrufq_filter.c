@@ -176,6 +176,12 @@ static struct netlink_range_validation lrufq_u32_min1 = {
 	.max = U32_MAX,
 };
 
+/* bytes/s: 10 Tbit/s, far above any link */
+static struct netlink_range_validation lrufq_pin_range = {
+	.min = 0,
+	.max = 10ULL * 1000 * 1000 * 1000 * 1000 / 8,
+};
+
 static const struct nla_policy lrufq_policy[TCA_LRUFQ_MAX + 1] = {
 	[TCA_LRUFQ_HIGH]	= NLA_POLICY_FULL_RANGE(NLA_U32, &lrufq_u32_min1),
 	[TCA_LRUFQ_LOW]		= NLA_POLICY_FULL_RANGE(NLA_U32, &lrufq_u32_min1),
@@ -184,7 +190,8 @@ static const struct nla_policy lrufq_policy[TCA_LRUFQ_MAX + 1] = {
 	[TCA_LRUFQ_PROB]	= NLA_POLICY_FULL_RANGE(NLA_U32, &lrufq_u32_min1),
 	[TCA_LRUFQ_THRESHOLD]	= { .type = NLA_U32 },
 	[TCA_LRUFQ_KEY]		= NLA_POLICY_MAX(NLA_U32, TC_LRUFQ_KEY_MAX),
-	[TCA_LRUFQ_PIN_RATE]	= { .type = NLA_U64 },
+	[TCA_LRUFQ_PIN_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+							&lrufq_pin_range),
 	[TCA_LRUFQ_ACT]		= { .type = NLA_NESTED },
 	[TCA_LRUFQ_STATS]	= { .type = NLA_REJECT },
 	[TCA_LRUFQ_FLOWS]	= { .type = NLA_REJECT },
@@ -235,12 +242,16 @@ static int lrufq_change(struct net *net, struct sk_buff *in_skb,
 	}
 
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
-	if (!new)
+	if (!new) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the filter");
 		return -ENOBUFS;
+	}
 
 	err = tcf_exts_init(&new->exts, net, TCA_LRUFQ_ACT, 0);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the actions");
 		goto err_exts_init;
+	}
 
 	cache = lrufq_get_u32(tb, TCA_LRUFQ_CACHE,
 			      old ? old->lru.size : LRUFQ_DEFAULT_CACHE);

@@ -50,7 +50,10 @@ void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval)
 
 	if (elapsed < interval)
 		return;
-	m->deq_rate = div64_u64(m->deq_bytes * NSEC_PER_SEC, elapsed);
+	/* deq_bytes * NSEC_PER_SEC overflows 64 bits past 18 GB in one
+	 * epoch (rate_interval 10s at 15 Gbit/s): 128-bit intermediate.
+	 */
+	m->deq_rate = mul_u64_u64_div_u64(m->deq_bytes, NSEC_PER_SEC, elapsed);
 	/* After an idle gap the previous epoch saw nobody. */
 	m->prev_active = elapsed < 2 * interval ? m->cur_active : 0;
 	m->cur_active = 0;
@@ -137,6 +140,20 @@ static void dfs_flow_reset(const struct dfs_params *p, struct dfs_flow *f)
 }
 
 /*
+ * A p_m step of @delta * @num / @den, at most TC_DFS_ONE: a step that large
+ * already takes p_m across all of [min_th, max_th], and the bound keeps the
+ * quotient within 64 bits (on x86 mul_u64_u64_div_u64() is a divq, which
+ * faults when the quotient overflows, e.g. "bandwidth" of petabits against
+ * a flow measured at a few bytes per second).
+ */
+static u64 dfs_pm_step(u32 delta, u64 num, u64 den)
+{
+	if (div64_u64(num, den) >= TC_DFS_ONE)
+		return TC_DFS_ONE;
+	return mul_u64_u64_div_u64(delta, num, den);
+}
+
+/*
  * Algorithm 3, ProcessPacketAndDecide.  p_m stays within [min_th, max_th]
  * as the paper bounds it, so the flow is marked malicious when an update
  * takes p_m to max_th or beyond.
@@ -171,11 +188,11 @@ enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 		if (thawed && (f->flags & DFS_F_STORE_BR) && f->bitrate &&
 		    fair_rate) {
 			if (f->bitrate > fair_rate)
-				pm += mul_u64_u64_div_u64(p->delta_i, f->bitrate,
-							  fair_rate);
+				pm += dfs_pm_step(p->delta_i, f->bitrate,
+						  fair_rate);
 			else
-				pm -= mul_u64_u64_div_u64(p->delta_d, fair_rate,
-							  f->bitrate);
+				pm -= dfs_pm_step(p->delta_d, fair_rate,
+						  f->bitrate);
 			f->ptime = dfs_ptime(now);
 		}
 		if (pm >= p->max_th)

@@ -56,6 +56,8 @@
 #define DFS_LIMIT_MIN		1024
 #define DFS_LIMIT_MAX		SZ_1G
 #define DFS_FLOWS_MAX		SZ_16M
+/* bytes/s: 10 Tbit/s, far above any link, and a bound for the p_m step. */
+#define DFS_BANDWIDTH_MAX	(10ULL * 1000 * 1000 * 1000 * 1000 / 8)
 #define DFS_PRUNE_BATCH		256	/* flows examined per timer run */
 
 struct dfs_skb_cb {
@@ -470,6 +472,10 @@ static struct netlink_range_validation dfs_rate_interval_range = {
 	.min = USEC_PER_MSEC, .max = 10 * USEC_PER_SEC,
 };
 
+static struct netlink_range_validation dfs_bandwidth_range = {
+	.min = 0, .max = DFS_BANDWIDTH_MAX,
+};
+
 static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 	[TCA_DFS_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_limit_range),
 	[TCA_DFS_FLOWS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_flows_range),
@@ -487,7 +493,8 @@ static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 	[TCA_DFS_RATE_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&dfs_rate_interval_range),
 	[TCA_DFS_ECN]		= NLA_POLICY_MAX(NLA_U32, 1),
-	[TCA_DFS_BANDWIDTH]	= { .type = NLA_U64 },
+	[TCA_DFS_BANDWIDTH]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+							&dfs_bandwidth_range),
 };
 
 /* Everything "change" may set, so it can be checked before it is applied. */
@@ -644,17 +651,18 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
-	/* Known flows mean nothing under another key: start over, queue
-	 * and flows (dfs_reset), with the parents told of the drops.
-	 */
-	if (c.key_mode != q->key_mode)
-		qdisc_purge_queue(sch);
+	/* The one step that can fail goes first: nothing has changed yet. */
 	if (rebuild && dfs_rebuild(q, c.order, &nc)) {
 		sch_tree_unlock(sch);
 		dfs_cache_free(&nc);
 		NL_SET_ERR_MSG_MOD(extack, "no memory to rebuild the flow table");
 		return -ENOMEM;
 	}
+	/* Known flows mean nothing under another key: start over, queue
+	 * and flows (dfs_reset), with the parents told of the drops.
+	 */
+	if (c.key_mode != q->key_mode)
+		qdisc_purge_queue(sch);
 
 	q->params = c.params;
 	q->flows_max = c.flows_max;
@@ -705,8 +713,10 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 
 	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
 	err = dfs_cache_init(&q->cache, DFS_DEFAULT_CACHE);
-	if (err)
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 		return err;
+	}
 	dfs_flow_init(&q->overflow, p, now);
 	dfs_meter_init(&q->meter, now);
 

@@ -162,14 +162,21 @@ static int stfq_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		NL_SET_ERR_MSG_MOD(extack, "Class id must be in the qdisc's major");
 		return -EINVAL;
 	}
+	/* Minor 0 is the qdisc itself, and "default 0" means no class. */
+	if (!TC_H_MIN(classid)) {
+		NL_SET_ERR_MSG_MOD(extack, "Class id minor must not be 0");
+		return -EINVAL;
+	}
 	if (parentid && parentid != TC_H_ROOT && parentid != sch->handle) {
 		NL_SET_ERR_MSG_MOD(extack, "STFQ classes are flat: the parent must be the qdisc");
 		return -EINVAL;
 	}
 
 	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
-	if (!cl)
+	if (!cl) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the class");
 		return -ENOBUFS;
+	}
 
 	gnet_stats_basic_sync_init(&cl->bstats);
 	RB_CLEAR_NODE(&cl->node);

@@ -30,6 +30,8 @@ APT_PKGS=(
 	build-essential pkg-config bison flex patch xz-utils dpkg-dev
 	libmnl-dev libelf-dev libcap-dev libbpf-dev zlib1g-dev
 	clang libclang-rt-14-dev
+	# the kernel's tc test suite (tdc) and checkpatch.pl come from it
+	linux-source-6.1
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -9,7 +9,12 @@ unknown attributes, wrong sizes, out-of-range values.
   nlqdisc.py --dev D [--parent 1:] [--handle 10:] [--create] --kind dfs \
              [--attr TYPE=VALUE[/u8|u16|u32|u64]] [--raw TYPE=HEXBYTES]
 
-Prints "ok" or "error <errno>: <extack message>"; exits 0 or 2.
+--class sends RTM_NEWTCLASS instead (--handle is the class id), and
+--filter PRIO RTM_NEWTFILTER (protocol all; --handle is the filter's
+handle, a number).
+
+Prints "ok" or "error <errno> (<strerror>): <extack message>"; exits 0
+or 2.
 """
 import argparse
 import os
@@ -17,7 +22,8 @@ import socket
 import struct
 import sys
 
-RTM_NEWQDISC = 36
+RTM_NEWQDISC, RTM_NEWTCLASS, RTM_NEWTFILTER = 36, 40, 44
+ETH_P_ALL = 3
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
 NLMSG_ERROR = 2
 NETLINK_EXT_ACK = 11
@@ -56,6 +62,8 @@ def main():
     ap.add_argument("--kind", default="dfs")
     ap.add_argument("--attr", action="append", default=[])
     ap.add_argument("--raw", action="append", default=[])
+    ap.add_argument("--class", dest="cls", action="store_true")
+    ap.add_argument("--filter", type=int, metavar="PRIO")
     args = ap.parse_args()
 
     opts = b""
@@ -65,15 +73,22 @@ def main():
     for spec in args.raw:
         atype, _, hexbytes = spec.partition("=")
         opts += nla(int(atype), bytes.fromhex(hexbytes))
+    mtype, info, hdl = RTM_NEWQDISC, 0, handle(args.handle)
+    if args.cls:
+        mtype = RTM_NEWTCLASS
+    elif args.filter is not None:
+        mtype = RTM_NEWTFILTER
+        info = (args.filter << 16) | socket.htons(ETH_P_ALL)
+        hdl = int(args.handle.rstrip(":") or "0", 0)
     body = struct.pack("=BBHiIII", socket.AF_UNSPEC, 0, 0,
                        socket.if_nametoindex(args.dev),
-                       handle(args.handle), handle(args.parent), 0)
+                       hdl, handle(args.parent), info)
     body += nla(TCA_KIND, args.kind.encode() + b"\0")
     body += nla(TCA_OPTIONS | NLA_F_NESTED, opts)
     flags = NLM_F_REQUEST | NLM_F_ACK
     if args.create:
         flags |= NLM_F_CREATE | NLM_F_EXCL
-    msg = struct.pack("=IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0)
+    msg = struct.pack("=IHHII", 16 + len(body), mtype, flags, 1, 0)
 
     sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
                          socket.NETLINK_ROUTE)

@@ -42,6 +42,7 @@ typedef unsigned int gfp_t;
 
 /* Fault injection for the allocation-failure paths of the tests. */
 extern unsigned long dfs_user_alloc_fail_every;
+extern unsigned long dfs_user_allocs;	/* counts allocations */
 void *dfs_user_zalloc(size_t size);
 
 static inline void *kzalloc(size_t size, gfp_t gfp)
@@ -72,9 +73,16 @@ static inline u64 div_u64(u64 a, u32 b)
 	return a / b;
 }
 
+/* As on x86, where this is mulq; divq: a quotient past 64 bits faults
+ * (#DE, a kernel oops), so here it aborts instead of truncating.
+ */
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
-	return (u64)(((unsigned __int128)a * b) / c);
+	unsigned __int128 q = ((unsigned __int128)a * b) / c;
+
+	if (q >> 64)
+		__builtin_trap();
+	return (u64)q;
 }
 
 #endif /* _DFS_USER_H */

@@ -3,7 +3,7 @@
 #include <dfs_user.h>
 
 unsigned long dfs_user_alloc_fail_every;
-static unsigned long dfs_user_allocs;
+unsigned long dfs_user_allocs;
 
 void *dfs_user_zalloc(size_t size)
 {

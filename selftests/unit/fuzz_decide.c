@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness of the DFS decisions (dfs_decide.c): Eq. (1), the
+ * EWMA of wfs, the activity and rate meter, per-flow bitrates and
+ * Algorithm 3, each checked against a reference written with 128-bit
+ * arithmetic and no shortcuts:
+ *
+ *   - wfs = min(b, b (b - q) / (n q)), 0 on a full buffer, b when empty;
+ *   - the EWMA stays between its old value and the new sample;
+ *   - rates are bytes * 10^9 / elapsed ns, exactly;
+ *   - p_m, the verdict and the flags of every decision are those of the
+ *     reference, p_m never leaves [min_th, max_th];
+ *   - no division by zero, no overflow (UBSan), and no 128-by-64-bit
+ *     division whose quotient does not fit in 64 bits, which faults on
+ *     x86 (the userspace mul_u64_u64_div_u64() aborts on it).
+ *
+ * Parameters are decoded within the ranges of the netlink policy, except
+ * "bandwidth", which takes any 64-bit value: the core must be safe even
+ * for values the policy refuses.
+ */
+#include "dfs_decide.h"
+
+#define FUZZ_ASSERT(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+typedef unsigned __int128 u128;
+typedef __int128 s128;
+
+struct input {
+	const u8	*p;
+	size_t		left;
+};
+
+static u64 get(struct input *in, int bytes)
+{
+	u64 v = 0;
+
+	while (bytes--) {
+		v <<= 8;
+		if (in->left) {
+			v |= *in->p++;
+			in->left--;
+		}
+	}
+	return v;
+}
+
+static u64 range(struct input *in, int bytes, u64 lo, u64 hi)
+{
+	return lo + get(in, bytes) % (hi - lo + 1);
+}
+
+/* Algorithm 3 as the paper states it, exact arithmetic, p_m clamped. */
+static enum dfs_verdict ref_decide(const struct dfs_params *p,
+				   struct dfs_flow *f, u64 now, u32 wfs,
+				   u64 fair)
+{
+	s128 trend_th = p->min_th + (s128)p->tolerance * p->delta_i;
+	bool thawed = now - f->ptime > p->freeze_ns;
+	enum dfs_verdict v = DFS_ALLOW;
+	s128 pm = f->pm;
+
+	if (pm <= trend_th) {
+		if (f->backlog > wfs) {
+			v = DFS_MARK;
+			if (thawed) {
+				f->flags |= DFS_F_STORE_BR;
+				pm += p->delta_i;
+				f->ptime = now;
+			}
+		} else if (!f->backlog) {
+			pm -= p->delta_d;
+			f->ptime = now;
+			if (pm <= p->min_th) {
+				f->pm = p->min_th;
+				f->flags &= ~(DFS_F_MALICIOUS | DFS_F_STORE_BR |
+					      DFS_F_TRENDING);
+				return DFS_ALLOW;
+			}
+		}
+	} else {
+		v = f->flags & DFS_F_MALICIOUS ? DFS_DROP : DFS_MARK;
+		if (thawed && (f->flags & DFS_F_STORE_BR) && f->bitrate &&
+		    fair) {
+			if (f->bitrate > fair)
+				pm += (u128)p->delta_i * f->bitrate / fair;
+			else
+				pm -= (u128)p->delta_d * fair / f->bitrate;
+			f->ptime = now;
+		}
+		if (pm >= p->max_th)
+			f->flags |= DFS_F_MALICIOUS;
+	}
+	if (pm < p->min_th)
+		pm = p->min_th;
+	if (pm > p->max_th)
+		pm = p->max_th;
+	f->pm = (u32)pm;
+	if (pm > trend_th)
+		f->flags |= DFS_F_TRENDING;
+	else
+		f->flags &= ~DFS_F_TRENDING;
+	return v;
+}
+
+static void check_wfs(u32 limit, u32 backlog, u32 n)
+{
+	u32 w = dfs_wfs(limit, backlog, n);
+	u128 ref;
+
+	if (backlog >= limit)
+		ref = 0;
+	else if (!backlog)
+		ref = limit;
+	else
+		ref = (u128)limit * (limit - backlog) /
+		      ((u128)(n ? n : 1) * backlog);
+	if (ref > limit)
+		ref = limit;
+	FUZZ_ASSERT(w == ref);
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct input in = { data, size };
+	struct dfs_params p = {};
+	struct dfs_flow f = {}, rf;
+	struct dfs_meter m;
+	u64 now, interval, deq_ref = 0, fair, rfair;
+	u32 ewma, old, wfs, n;
+	u128 rate;
+
+	p.limit = range(&in, 4, 1024, 1U << 30);
+	p.max_th = range(&in, 3, 1, TC_DFS_ONE);
+	p.min_th = range(&in, 3, 0, p.max_th - 1);
+	p.delta_i = range(&in, 3, 1, TC_DFS_ONE);
+	p.delta_d = range(&in, 3, 1, TC_DFS_ONE);
+	p.tolerance = range(&in, 2, 0, 1000);
+	/* the rule dfs_config_check() enforces */
+	if (p.min_th + (u64)p.tolerance * p.delta_i >= p.max_th)
+		p.tolerance = 0;
+	p.beta = range(&in, 3, 1, TC_DFS_ONE);
+	p.freeze_ns = range(&in, 3, 0, 10 * 1000000) * NSEC_PER_USEC;
+	p.rate_interval_ns = range(&in, 3, 1000, 10 * 1000000) * NSEC_PER_USEC;
+	p.bandwidth = get(&in, 1) & 1 ? get(&in, 8) : 0;
+	interval = p.rate_interval_ns;
+
+	now = get(&in, 6);
+	dfs_meter_init(&m, now);
+	dfs_flow_init(&f, &p, now);
+	ewma = p.limit;
+
+	while (in.left) {
+		u8 op = get(&in, 1);
+		u32 len;
+
+		/* time moves on: up to ~4 s, or up to 2^40 ns (~18 min) */
+		now += op & 0x80 ? get(&in, 5) : get(&in, 2) * get(&in, 2);
+
+		switch (op % 5) {
+		case 0:		/* an arrival of the flow */
+			len = get(&in, 4);
+			rf = f;
+			dfs_flow_arrival(&f, now, len, interval);
+			if (now - rf.win_start >= interval) {
+				rate = (u128)rf.win_bytes * NSEC_PER_SEC /
+				       (now - rf.win_start);
+				FUZZ_ASSERT(f.bitrate == rate);
+				rf.win_bytes = 0;
+			}
+			FUZZ_ASSERT(f.win_bytes ==
+				    ((u64)rf.win_bytes + len > U32_MAX ?
+				     U32_MAX : rf.win_bytes + len));
+			dfs_meter_seen(&m, &f);
+			break;
+		case 1:		/* a departure: bytes for the meter */
+			len = get(&in, 4);
+			m.deq_bytes += len;
+			deq_ref += len;
+			break;
+		case 2:		/* the meter's epoch, as enqueue ticks it */
+			if (now - m.epoch_start >= interval)
+				rate = (u128)deq_ref * NSEC_PER_SEC /
+				       (now - m.epoch_start);
+			else
+				rate = m.deq_rate;
+			dfs_meter_tick(&m, now, interval);
+			FUZZ_ASSERT(m.deq_rate == rate);
+			if (!m.deq_bytes)
+				deq_ref = 0;
+			break;
+		case 3:		/* Eq. (1) and the EWMA, for any queue */
+			n = get(&in, 3);
+			wfs = get(&in, 4) % (p.limit + 1);
+			check_wfs(p.limit, wfs, n);
+			check_wfs(get(&in, 4), get(&in, 4), n);
+			wfs = dfs_wfs(p.limit, wfs, n);
+			old = ewma;
+			ewma = dfs_wfs_ewma(ewma, wfs, p.beta);
+			FUZZ_ASSERT(ewma >= min(old, wfs) &&
+				    ewma <= max(old, wfs));
+			break;
+		case 4:		/* Algorithm 3, for a backlog and a wfs */
+			f.backlog = get(&in, 4) % (p.limit + 1);
+			wfs = get(&in, 4) % (p.limit + 1);
+			/* a measured bitrate of any size, now and then */
+			if (op & 0x40)
+				f.bitrate = get(&in, 6);
+			fair = dfs_fair_rate(&p, &m);
+			rfair = (p.bandwidth ? p.bandwidth : m.deq_rate) /
+				max(max(m.cur_active, m.prev_active), 1U);
+			FUZZ_ASSERT(fair == rfair);
+			if (op & 0x20)	/* or any fair rate at all */
+				fair = get(&in, 8);
+			rf = f;
+			FUZZ_ASSERT(dfs_decide(&p, &f, now, wfs, fair) ==
+				    ref_decide(&p, &rf, now, wfs, fair));
+			FUZZ_ASSERT(f.pm == rf.pm && f.flags == rf.flags &&
+				    f.ptime == rf.ptime);
+			FUZZ_ASSERT(f.pm >= p.min_th && f.pm <= p.max_th);
+			break;
+		}
+		FUZZ_ASSERT(dfs_meter_active(&m) >= 1);
+	}
+	return 0;
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness of the LRU-FQ flow cache (lrufq_lru.c) against a
+ * naive LRU: an array of flows ordered from the most to the least recently
+ * seen, searched and shifted one by one, with the same admission, threshold
+ * and pinning rules (see lrufq_lru.h).
+ *
+ * Checked after every packet: the verdict (high or low), every statistic,
+ * the number of cached and pinned flows, and the whole recency order with
+ * each flow's count, rate and pin, as lrufq_lru_rank() reports them; that
+ * lrufq_lru_find() finds exactly the cached flows.  Flow hashes come from
+ * the input, so hash chains collide at will.  Allocation failures are
+ * injected into init.
+ */
+#include "lrufq_lru.h"
+
+#define FUZZ_ASSERT(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+#define NKEYS	24
+#define SLOTS	16
+
+struct ref_entry {
+	u32	key;
+	u32	count;
+	bool	pinned;
+	u64	win_start, win_bytes, rate;
+};
+
+struct ref_lru {
+	u32			size, used, threshold, prob;
+	u64			pin_rate;
+	struct ref_entry	e[SLOTS];	/* e[0] most recent */
+	struct lrufq_lru_stats	stats;
+};
+
+static struct lrufq_key keys[NKEYS];
+static u32 hashes[NKEYS];
+
+struct input {
+	const u8	*p;
+	size_t		left;
+};
+
+static u64 get(struct input *in, int bytes)
+{
+	u64 v = 0;
+
+	while (bytes--) {
+		v <<= 8;
+		if (in->left) {
+			v |= *in->p++;
+			in->left--;
+		}
+	}
+	return v;
+}
+
+static void ref_to_top(struct ref_lru *r, u32 i)
+{
+	struct ref_entry e = r->e[i];
+
+	memmove(&r->e[1], &r->e[0], i * sizeof(e));
+	r->e[0] = e;
+}
+
+static bool ref_packet(struct ref_lru *r, u32 key, u32 len, u64 now, u32 rnd)
+{
+	struct ref_entry *e;
+	u32 i, v;
+
+	for (i = 0; i < r->used; i++) {
+		if (r->e[i].key != key)
+			continue;
+		e = &r->e[i];
+		r->stats.hits++;
+		if (e->count < U32_MAX)
+			e->count++;
+		if (r->pin_rate && now - e->win_start >= LRUFQ_RATE_WINDOW_NS) {
+			u64 dt = now - e->win_start;
+
+			e->rate = dt >= 2 * LRUFQ_RATE_WINDOW_NS ? 0 :
+				  (u64)((unsigned __int128)e->win_bytes *
+					NSEC_PER_SEC / dt);
+			e->pinned = e->rate >= r->pin_rate;
+			e->win_start = now;
+			e->win_bytes = 0;
+		}
+		if (r->pin_rate)
+			e->win_bytes += len;
+		ref_to_top(r, i);
+		goto out;
+	}
+
+	r->stats.misses++;
+	if (rnd >= r->prob && r->prob != U32_MAX)
+		goto low;
+	if (r->used < r->size) {
+		v = r->used++;
+	} else {
+		/* from the bottom: the first not pinned, or pinned but
+		 * silent for two windows
+		 */
+		for (v = r->size; v-- > 0;) {
+			if (!r->e[v].pinned)
+				break;
+			if (now - r->e[v].win_start >= 2 * LRUFQ_RATE_WINDOW_NS)
+				break;
+			r->stats.pin_skips++;
+		}
+		if (v == U32_MAX)
+			goto low;
+		r->stats.evictions++;
+	}
+	r->e[v] = (struct ref_entry){ .key = key, .count = 1,
+				      .win_start = now, .win_bytes = len };
+	ref_to_top(r, v);
+	r->stats.admissions++;
+out:
+	if (r->e[0].count > r->threshold) {
+		r->stats.high++;
+		return true;
+	}
+low:
+	r->stats.low++;
+	return false;
+}
+
+static void check(const struct lrufq_lru *l, const struct ref_lru *r)
+{
+	u32 i, pinned = 0;
+	bool cached[NKEYS] = {};
+
+	FUZZ_ASSERT(!memcmp(&l->stats, &r->stats, sizeof(r->stats)));
+	FUZZ_ASSERT(l->used == r->used);
+	for (i = 0; i < r->used; i++) {
+		const struct lrufq_entry *e = lrufq_lru_rank(l, i);
+		const struct ref_entry *x = &r->e[i];
+
+		FUZZ_ASSERT(e && !memcmp(&e->key, &keys[x->key], sizeof(e->key)));
+		FUZZ_ASSERT(e->count == x->count && e->pinned == x->pinned);
+		if (r->pin_rate)
+			FUZZ_ASSERT(e->rate == x->rate);
+		FUZZ_ASSERT(lrufq_entry_high(l, e) == (x->count > r->threshold));
+		pinned += x->pinned;
+		cached[x->key] = true;
+	}
+	FUZZ_ASSERT(!lrufq_lru_rank(l, r->used));
+	FUZZ_ASSERT(l->pinned == pinned);
+	for (i = 0; i < NKEYS; i++)
+		FUZZ_ASSERT(!!lrufq_lru_find(l, &keys[i], hashes[i]) ==
+			    cached[i]);
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct input in = { data, size };
+	struct lrufq_lru l;
+	static struct ref_lru r;
+	u64 now;
+	u8 mode;
+	u32 i;
+
+	memset(&r, 0, sizeof(r));
+	r.size = 1 + get(&in, 1) % SLOTS;
+	r.threshold = get(&in, 1) % 8;
+	mode = get(&in, 1);
+	/* 1.0, or anything from never to always */
+	r.prob = mode & 1 ? U32_MAX : get(&in, 4);
+	r.pin_rate = mode & 2 ? 1 + get(&in, 3) * 64 : 0;
+	/* hashes: distinct, or colliding in few buckets */
+	for (i = 0; i < NKEYS; i++) {
+		memset(&keys[i], 0, sizeof(keys[i]));
+		keys[i].src[0] = 10;
+		keys[i].src[3] = i;
+		keys[i].dst[15] = i * 7;
+		keys[i].sport = i & 3;
+		keys[i].family = 2;
+		hashes[i] = mode & 4 ? i % 3 : i * 0x9e3779b9;
+	}
+
+	dfs_user_allocs = 0;
+	dfs_user_alloc_fail_every = mode & 8 ? 1 + (mode >> 4) % 2 : 0;
+	if (lrufq_lru_init(&l, r.size, r.threshold, r.prob, r.pin_rate)) {
+		dfs_user_alloc_fail_every = 0;
+		FUZZ_ASSERT(!l.e && !l.bucket);
+		return 0;
+	}
+	dfs_user_alloc_fail_every = 0;
+
+	now = get(&in, 8);
+	while (in.left) {
+		u32 key = get(&in, 1) % NKEYS, len = 1 + get(&in, 2);
+		u32 rnd = get(&in, 1) << 24;
+		bool high;
+
+		/* 0 to 65 ms: rate windows of 100 ms pass, or many */
+		now += get(&in, 1) * 256 * 1024;
+		high = lrufq_lru_packet(&l, &keys[key], hashes[key], len, now,
+					rnd);
+		FUZZ_ASSERT(high == ref_packet(&r, key, len, now, rnd));
+		check(&l, &r);
+	}
+	lrufq_lru_free(&l);
+	return 0;
+}
