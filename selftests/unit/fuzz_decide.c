@@ -49,13 +49,17 @@ static u64 range(struct input *in, int bytes, u64 lo, u64 hi)
 	return lo + get(in, bytes) % (hi - lo + 1);
 }
 
-/* Algorithm 3 as the paper states it, exact arithmetic, p_m clamped. */
+/*
+ * Algorithm 3 as the paper states it, exact arithmetic, p_m clamped.  The
+ * flow's clock is the module's own 32-bit p_time (dfs_flow.h): a property
+ * of the flow's storage, not of the algorithm.
+ */
 static enum dfs_verdict ref_decide(const struct dfs_params *p,
 				   struct dfs_flow *f, u64 now, u32 wfs,
 				   u64 fair)
 {
 	s128 trend_th = p->min_th + (s128)p->tolerance * p->delta_i;
-	bool thawed = now - f->ptime > p->freeze_ns;
+	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
 	enum dfs_verdict v = DFS_ALLOW;
 	s128 pm = f->pm;
 
@@ -65,11 +69,11 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 			if (thawed) {
 				f->flags |= DFS_F_STORE_BR;
 				pm += p->delta_i;
-				f->ptime = now;
+				f->ptime = dfs_ptime(now);
 			}
 		} else if (!f->backlog) {
 			pm -= p->delta_d;
-			f->ptime = now;
+			f->ptime = dfs_ptime(now);
 			if (pm <= p->min_th) {
 				f->pm = p->min_th;
 				f->flags &= ~(DFS_F_MALICIOUS | DFS_F_STORE_BR |
@@ -85,7 +89,7 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 				pm += (u128)p->delta_i * f->bitrate / fair;
 			else
 				pm -= (u128)p->delta_d * fair / f->bitrate;
-			f->ptime = now;
+			f->ptime = dfs_ptime(now);
 		}
 		if (pm >= p->max_th)
 			f->flags |= DFS_F_MALICIOUS;
@@ -97,8 +101,8 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 	f->pm = (u32)pm;
 	if (pm > trend_th)
 		f->flags |= DFS_F_TRENDING;
-	else
-		f->flags &= ~DFS_F_TRENDING;
+	else	/* judged by its backlog again: its packets pass */
+		f->flags &= ~(DFS_F_TRENDING | DFS_F_MALICIOUS);
 	return v;
 }
 
