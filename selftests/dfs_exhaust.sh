@@ -16,11 +16,12 @@
 #	- the TCP flows keep >= 50% of their baseline throughput
 #	- the backlog returns to 0 when the traffic stops
 #
-# NOT in make check: it exposes an open bug.  At ~38 kpps the TCP flows
-# kept 92%; at ~61 kpps all four were marked malicious (0%).  The spoofed
-# packets that hit flows already in the table (cap / 2^20 of them) make a
-# few hundred flows "active" in every rate_interval, n is inflated, the
-# fair rate falls to tens of kbit/s, and the real flows are judged unfair.
+# It found a bug: at ~61 kpps all four TCP flows were marked malicious
+# (0%; 92% at ~38 kpps).  The spoofed packets that hit flows already in
+# the table (cap / 2^20 of them) made a few hundred flows "active" in
+# every rate_interval, n soared, the fair rate fell to tens of kbit/s.  A
+# flow now counts as active from its second packet within two epochs
+# (dfs_meter_seen()).
 #
 # DFS_EXHAUST_SECS (30) flood seconds, DFS_EXHAUST_DELAY (20000) ns
 # between flood packets, DFS_EXHAUST_FLOWS (65536) the cap.
