@@ -6,7 +6,10 @@
 #ifndef _DFS_USER_H
 #define _DFS_USER_H
 
-#include <assert.h>	/* static_assert */
+#include <assert.h>
+/* The kernel's static_assert(), whose message is optional. */
+#undef static_assert
+#define static_assert(expr, ...) _Static_assert(expr, #expr)
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -18,6 +18,7 @@
  */
 #include "dfs_btree.h"
 #include "dfs_cache.h"
+#include "fuzz_input.h"
 
 #define NKEYS	256
 
@@ -26,7 +27,6 @@ enum { IN_NONE, IN_TREE, IN_CACHE };
 static struct dfs_flow flows[NKEYS];
 static u8 where[NKEYS];
 
-#define FUZZ_ASSERT(c) do { if (!(c)) __builtin_trap(); } while (0)
 
 /* Keys differ in every word, top bits included, so every word of the
  * comparison and the sign of each 64-bit compare are exercised.

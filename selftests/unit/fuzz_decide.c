@@ -19,35 +19,12 @@
  * for values the policy refuses.
  */
 #include "dfs_decide.h"
+#include "fuzz_input.h"
 
-#define FUZZ_ASSERT(c) do { if (!(c)) __builtin_trap(); } while (0)
 
 typedef unsigned __int128 u128;
 typedef __int128 s128;
 
-struct input {
-	const u8	*p;
-	size_t		left;
-};
-
-static u64 get(struct input *in, int bytes)
-{
-	u64 v = 0;
-
-	while (bytes--) {
-		v <<= 8;
-		if (in->left) {
-			v |= *in->p++;
-			in->left--;
-		}
-	}
-	return v;
-}
-
-static u64 range(struct input *in, int bytes, u64 lo, u64 hi)
-{
-	return lo + get(in, bytes) % (hi - lo + 1);
-}
 
 /*
  * Algorithm 3 as the paper states it, exact arithmetic, p_m clamped.  The

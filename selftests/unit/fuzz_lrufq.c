@@ -13,8 +13,8 @@
  * injected into init.
  */
 #include "lrufq_lru.h"
+#include "fuzz_input.h"
 
-#define FUZZ_ASSERT(c) do { if (!(c)) __builtin_trap(); } while (0)
 
 #define NKEYS	24
 #define SLOTS	16
@@ -36,24 +36,6 @@ struct ref_lru {
 static struct lrufq_key keys[NKEYS];
 static u32 hashes[NKEYS];
 
-struct input {
-	const u8	*p;
-	size_t		left;
-};
-
-static u64 get(struct input *in, int bytes)
-{
-	u64 v = 0;
-
-	while (bytes--) {
-		v <<= 8;
-		if (in->left) {
-			v |= *in->p++;
-			in->left--;
-		}
-	}
-	return v;
-}
 
 static void ref_to_top(struct ref_lru *r, u32 i)
 {

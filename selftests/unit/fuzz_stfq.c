@@ -15,8 +15,8 @@
  */
 #include <linux/pkt_sched_stfq.h>
 #include "stfq_tags.h"
+#include "fuzz_input.h"
 
-#define FUZZ_ASSERT(c) do { if (!(c)) __builtin_trap(); } while (0)
 
 #define NCL	8
 #define QMAX	32
@@ -40,24 +40,6 @@ static struct cls cl[NCL];
 static u128 rv, rvmax;
 static struct ref_class rc[NCL];
 
-struct input {
-	const u8	*p;
-	size_t		left;
-};
-
-static u64 get(struct input *in, int bytes)
-{
-	u64 v = 0;
-
-	while (bytes--) {
-		v <<= 8;
-		if (in->left) {
-			v |= *in->p++;
-			in->left--;
-		}
-	}
-	return v;
-}
 
 static void check(void)
 {
