@@ -4,6 +4,9 @@
 # make deps       install every build and test dependency (apt, pip)
 # make tc         patched iproute2 tc and the q_*.so plugins in build/tc
 # make check      unit tests, then the selftests in the test VM
+# make check-debug the selftests on a KASAN/kmemleak/lockdep/UBSAN build of
+#                 the test kernel (built from linux-source-6.1 into
+#                 build/debug-kernel the first time: ~25 min)
 # make demo       the flagship experiment in the test VM
 # make install    modules_install, depmod, and the tc plugins
 
@@ -18,7 +21,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # Where Debian's tc looks for q_*.so plugins (LIBDIR/tc).
 TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
-.PHONY: all modules deps tc check unit selftests demo install clean checkpatch
+.PHONY: all modules deps tc check check-debug unit selftests demo install clean checkpatch
 
 all: modules
 
@@ -38,6 +41,9 @@ selftests: modules tc
 	tools/vm-run.sh selftests/run_vm.sh
 
 check: unit selftests
+
+check-debug: tc
+	tools/check-debug.sh
 
 demo: modules tc
 	tools/vm-run.sh tools/demo.sh

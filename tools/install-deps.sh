@@ -30,6 +30,9 @@ APT_PKGS=(
 	build-essential pkg-config bison flex patch xz-utils dpkg-dev
 	libmnl-dev libelf-dev libcap-dev libbpf-dev zlib1g-dev
 	clang libclang-rt-14-dev
+	# make check-debug: the test kernel's source, and what building a
+	# kernel needs beyond the above; make checkpatch: its checkpatch.pl
+	linux-source-6.1 bc libssl-dev
 )
 
 export DEBIAN_FRONTEND=noninteractive
