@@ -4,6 +4,9 @@
 # make deps       install every build and test dependency (apt, pip)
 # make tc         patched iproute2 tc and the q_*.so plugins in build/tc
 # make check      unit tests and fuzzers, then the selftests and tdc in the test VM
+# make check-debug the selftests on a KASAN/kmemleak/lockdep/UBSAN build of
+#                 the test kernel (built from linux-source-6.1 into
+#                 build/debug-kernel the first time: ~25 min)
 # make demo       the flagship experiment (lab scenario 1, every qdisc) in
 #                 the test VM; tools/lab runs any scenario
 # make bench      per-packet cost and memory at 1 to 1M flows against the
@@ -22,8 +25,8 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # Where Debian's tc looks for q_*.so plugins (LIBDIR/tc).
 TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
-.PHONY: all modules deps tc check unit fuzz selftests tdc demo bench install \
-	clean checkpatch
+.PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo \
+	bench install clean checkpatch
 
 all: modules
 
@@ -52,6 +55,9 @@ tdc: modules tc
 	tools/vm-run.sh selftests/tc-testing/run_tdc.sh
 
 check: unit fuzz selftests tdc
+
+check-debug: tc
+	tools/check-debug.sh
 
 demo: modules tc
 	tools/lab --scenario 1

@@ -409,10 +409,15 @@ static void dfs_prune_timer(struct timer_list *t)
 {
 	struct dfs_sched_data *q = from_timer(q, t, prune_timer);
 	struct Qdisc *sch = q->sch;
-	spinlock_t *root_lock = qdisc_lock(qdisc_root_sleeping(sch));
+	spinlock_t *root_lock;
 	unsigned long next;
 	u64 now = ktime_get_ns();
 
+	/* The root qdisc pointer is RCU protected (as in sch_red.c and
+	 * sch_pie.c's timers): lockdep's RCU checking says so otherwise.
+	 */
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
 	spin_lock(root_lock);
 	if (!q->prune_active &&
 	    now - q->last_prune >= (u64)q->prune_ms * NSEC_PER_MSEC)
@@ -428,6 +433,7 @@ static void dfs_prune_timer(struct timer_list *t)
 		next = min_t(unsigned long,
 			     msecs_to_jiffies(q->prune_ms) / 10 + 1, HZ);
 	spin_unlock(root_lock);
+	rcu_read_unlock();
 
 	mod_timer(&q->prune_timer, jiffies + next);
 }

@@ -30,8 +30,9 @@ APT_PKGS=(
 	build-essential pkg-config bison flex patch xz-utils dpkg-dev
 	libmnl-dev libelf-dev libcap-dev libbpf-dev zlib1g-dev
 	clang libclang-rt-14-dev
-	# the kernel's tc test suite (tdc) and checkpatch.pl come from it
-	linux-source-6.1
+	# make tdc and make check-debug: the test kernel's source (tdc,
+	# checkpatch.pl), and what building a kernel needs beyond the above
+	linux-source-6.1 bc libssl-dev
 )
 
 export DEBIAN_FRONTEND=noninteractive

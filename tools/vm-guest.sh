@@ -30,6 +30,10 @@ BAD_RE='WARNING:|WARN_ON|cut here|BUG:|kernel BUG|Oops|general protection|Call T
 BAD_RE+='|unreferenced object|KASAN|UBSAN|refcount_t|list_add corruption'
 BAD_RE+='|list_del corruption|soft lockup|hard LOCKUP|hung task|blocked for more than'
 BAD_RE+='|RCU stall|rcu_.*detected stall|self-detected stall|Kernel panic|kmem_cache_destroy'
+# The debug kernel's checkers (make check-debug).  Most of their reports
+# start with "BUG:" or "WARNING:" already; these catch the rest.
+BAD_RE+='|possible circular locking|inconsistent lock state|possible recursive locking'
+BAD_RE+='|suspicious RCU usage|ODEBUG:|suspected memory leak|kmemleak: .*disabled'
 
 MARK="vm-guest: start of test $$"
 echo "$MARK" > /dev/kmsg
@@ -37,10 +41,14 @@ echo "$MARK" > /dev/kmsg
 # The guest starts with lo down in the root namespace.
 ip link set lo up 2>/dev/null
 
-# kmemleak, where the kernel has it (Debian's does not): forget boot-time
-# reports; scanned again after rmmod.
+# kmemleak, where the kernel has it (the debug kernel; Debian's does not):
+# scan once so that what boot left unreferenced is reported now, then
+# forget it; scanned again after rmmod.
 KMEMLEAK=/sys/kernel/debug/kmemleak
-[ -w $KMEMLEAK ] && echo clear > $KMEMLEAK
+if [ -w $KMEMLEAK ]; then
+	echo scan > $KMEMLEAK
+	echo clear > $KMEMLEAK
+fi
 
 # --- patched tc ------------------------------------------------------------
 if [ -x "$REPO/build/tc/tc" ]; then
@@ -129,8 +137,14 @@ done
 
 # --- kernel log check ------------------------------------------------------
 if [ -w $KMEMLEAK ]; then
+	# An object is reported once it is 5 s old and unreferenced in a scan.
 	echo scan > $KMEMLEAK; sleep 5; echo scan > $KMEMLEAK
-	cat $KMEMLEAK
+	leaks=$(cat $KMEMLEAK)
+	if [ -n "$leaks" ]; then
+		fail "kmemleak reports unreferenced objects:"
+		head -n 200 <<<"$leaks" | sed 's/^/# vm: | /'
+		echo "$leaks" > "$SHARED/kmemleak.txt"
+	fi
 fi
 sleep 1	# let deferred work (RCU callbacks, net cleanup) print
 dmesg > "$SHARED/dmesg.txt"

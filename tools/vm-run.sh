@@ -15,6 +15,12 @@
 #
 # Environment:
 #   TEST_KVER      kernel to boot (default: newest /boot/vmlinuz-6.1.*-amd64)
+#   TEST_KIMG      boot this kernel image instead, e.g. the bzImage of a
+#                  kernel built from source (make check-debug); its release
+#                  (what our modules' vermagic must match) is read from the
+#                  build tree's include/config/kernel.release, or TEST_KVER
+#   VM_MODULES_DIR where to find our .ko files (default: the repo, outside
+#                  build/); modules built for TEST_KIMG live elsewhere
 #   VM_MEMORY      guest memory (default 1G)
 #   VM_CPUS        guest vCPUs (default 2)
 #   VM_TIMEOUT     seconds before the VM is killed (default 1800)
@@ -28,8 +34,9 @@
 #
 # The whole host filesystem is visible read-only in the guest; $REPO/build,
 # $REPO/results and a private temp dir are writable.  Logs: build/vm-logs/<ts>-dmesg.txt
-# (guest dmesg after rmmod) and <ts>-console.txt (serial console, which
-# survives a guest panic).
+# (guest dmesg after rmmod), <ts>-console.txt (serial console, which
+# survives a guest panic) and, on a kernel with kmemleak that found
+# something, <ts>-kmemleak.txt.
 
 set -uo pipefail
 
@@ -43,26 +50,42 @@ SCRIPT=$1; shift
 SCRIPT=$(cd "$(dirname "$SCRIPT")" && pwd)/$(basename "$SCRIPT")
 
 # --- the kernel ---------------------------------------------------------
-if [ -n "${TEST_KVER:-}" ]; then
-	KVER=$TEST_KVER
+if [ -n "${TEST_KIMG:-}" ]; then
+	KIMG=$(realpath "$TEST_KIMG" 2>/dev/null) || die "no such kernel image: $TEST_KIMG"
+	[ -r "$KIMG" ] || die "$KIMG missing or unreadable"
+	# A bzImage from a kernel tree: TREE/arch/x86/boot/bzImage.
+	rel=$(dirname "$KIMG")/../../../include/config/kernel.release
+	KVER=${TEST_KVER:-$(cat "$rel" 2>/dev/null)}
+	[ -n "$KVER" ] || die "cannot tell the release of $KIMG: set TEST_KVER"
 else
-	KVER=$(ls /boot 2>/dev/null | sed -n 's/^vmlinuz-\(6\.1\.[0-9]*-[0-9]*-amd64\)$/\1/p' |
-	       sort -V | tail -n 1)
+	if [ -n "${TEST_KVER:-}" ]; then
+		KVER=$TEST_KVER
+	else
+		KVER=$(ls /boot 2>/dev/null | sed -n 's/^vmlinuz-\(6\.1\.[0-9]*-[0-9]*-amd64\)$/\1/p' |
+		       sort -V | tail -n 1)
+	fi
+	[ -n "$KVER" ] || die "no /boot/vmlinuz-6.1.*-amd64: run 'make deps'"
+	KIMG=/boot/vmlinuz-$KVER
+	[ -r "$KIMG" ] || die "$KIMG missing or unreadable"
+	[ -d "/lib/modules/$KVER/kernel" ] || die "/lib/modules/$KVER missing"
 fi
-[ -n "$KVER" ] || die "no /boot/vmlinuz-6.1.*-amd64: run 'make deps'"
-KIMG=/boot/vmlinuz-$KVER
-[ -r "$KIMG" ] || die "$KIMG missing or unreadable"
-[ -d "/lib/modules/$KVER/kernel" ] || die "/lib/modules/$KVER missing"
 command -v vng >/dev/null || die "vng (virtme-ng) not found: run 'make deps'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found: run 'make deps'"
 
 # --- our modules ----------------------------------------------------------
 MODULES=()
 if [ "${VM_NO_MODULES:-0}" != 1 ]; then
-	while IFS= read -r ko; do MODULES+=("$ko"); done < <(
-		find "$REPO" -name '*.ko' -not -path '*/build/*' -not -path '*/.git/*' | sort)
+	if [ -n "${VM_MODULES_DIR:-}" ]; then
+		MODDIR=$(cd "$VM_MODULES_DIR" && pwd) || die "no such directory: $VM_MODULES_DIR"
+		while IFS= read -r ko; do MODULES+=("$ko"); done < <(
+			find "$MODDIR" -name '*.ko' | sort)
+	else
+		MODDIR=$REPO
+		while IFS= read -r ko; do MODULES+=("$ko"); done < <(
+			find "$REPO" -name '*.ko' -not -path '*/build/*' -not -path '*/.git/*' | sort)
+	fi
 	[ ${#MODULES[@]} -gt 0 ] ||
-		die "no .ko found under $REPO: run 'make' first (or VM_NO_MODULES=1)"
+		die "no .ko found under $MODDIR: run 'make' first (or VM_NO_MODULES=1)"
 	for ko in "${MODULES[@]}"; do
 		vm=$(modinfo -F vermagic "$ko" 2>/dev/null | awk '{print $1}')
 		[ "$vm" = "$KVER" ] ||
@@ -137,6 +160,7 @@ echo "# vm-run: VM exited after $(( $(date +%s) - start ))s (vng status $vng_rc)
 
 cp "$TMP/console.log" "$LOG_CONSOLE" 2>/dev/null
 [ -f "$TMP/dmesg.txt" ] && cp "$TMP/dmesg.txt" "$LOG_DMESG"
+[ -f "$TMP/kmemleak.txt" ] && cp "$TMP/kmemleak.txt" "${LOG_DMESG%-dmesg.txt}-kmemleak.txt"
 
 if [ ! -f "$TMP/verdict" ]; then
 	# The guest never finished: timeout, panic, or vng failed to boot.

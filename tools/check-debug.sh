@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-debug.sh [SCRIPT [ARGS...]]
+#
+# "make check-debug": the selftests (or SCRIPT) on a debug build of the
+# test kernel, with KASAN, kmemleak, lockdep and UBSAN
+# (tools/build-debug-kernel.sh), our modules built for it.  Any report of
+# those checkers in the kernel log fails the run (tools/vm-guest.sh).
+#
+# The modules are built from a copy of their sources in
+# build/debug-modules, so the .ko files of "make" (for the Debian test
+# kernel) in the worktree stay as they are.
+#
+# Environment: as tools/vm-run.sh; VM_MEMORY defaults to 2G here (KASAN's
+# shadow and quarantine), VM_TIMEOUT to 3 hours (the guest runs several
+# times slower than the normal one).
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KDIR=$REPO/build/debug-kernel
+MODS=$REPO/build/debug-modules
+
+log() { echo "check-debug: $*" >&2; }
+
+cd "$REPO"
+kver=$(tools/build-debug-kernel.sh "$KDIR" | tail -n 1)
+log "debug kernel $kver"
+
+# Only the module sources: objects built in place for another kernel must
+# not leak into this build.  cp -p keeps times, so kbuild stays incremental.
+mkdir -p "$MODS"
+find Kbuild sch_dfs sch_stfq cls_lrufq include -type f \
+	\( -name '*.[ch]' -o -name Kbuild \) -print0 |
+	xargs -0 cp -p --parents -t "$MODS"
+nice -n 19 make -s -C "$KDIR" M="$MODS" modules
+log "modules: $(cd "$MODS" && find . -name '*.ko' | sort | tr '\n' ' ')"
+
+[ $# -gt 0 ] || set -- selftests/run_vm.sh
+export TEST_KIMG=$KDIR/arch/x86/boot/bzImage VM_MODULES_DIR=$MODS
+export VM_MEMORY=${VM_MEMORY:-2G} VM_TIMEOUT=${VM_TIMEOUT:-10800}
+exec tools/vm-run.sh "$@"
