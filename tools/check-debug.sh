@@ -15,6 +15,11 @@
 # Environment: as tools/vm-run.sh; VM_MEMORY defaults to 2G here (KASAN's
 # shadow and quarantine), VM_TIMEOUT to 3 hours (the guest runs several
 # times slower than the normal one).
+#
+# The verdict is the kernel log's (VM_VERDICT_ONLY=1): under KASAN and
+# lockdep in TCG the guest forwards well under the tests' 10 Mbit/s
+# bottleneck, so their traffic thresholds cannot hold and are reported,
+# not judged (make check judges behaviour).  VM_VERDICT_ONLY=0 for both.
 
 set -euo pipefail
 
@@ -40,4 +45,5 @@ log "modules: $(cd "$MODS" && find . -name '*.ko' | sort | tr '\n' ' ')"
 [ $# -gt 0 ] || set -- selftests/run_vm.sh
 export TEST_KIMG=$KDIR/arch/x86/boot/bzImage VM_MODULES_DIR=$MODS
 export VM_MEMORY=${VM_MEMORY:-2G} VM_TIMEOUT=${VM_TIMEOUT:-10800}
+export VM_VERDICT_ONLY=${VM_VERDICT_ONLY:-1}
 exec tools/vm-run.sh "$@"
