@@ -47,7 +47,7 @@ fuzz:
 	$(MAKE) -C selftests/unit fuzz
 
 selftests: modules tc
-	tools/vm-run.sh selftests/run_vm.sh
+	VM_TIMEOUT=$${VM_TIMEOUT:-3000} tools/vm-run.sh selftests/run_vm.sh
 
 # The kernel's own tc test suite (tdc) on our JSON test cases
 tdc: modules tc
