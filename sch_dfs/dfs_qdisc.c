@@ -409,7 +409,7 @@ static void dfs_prune_timer(struct timer_list *t)
 {
 	struct dfs_sched_data *q = from_timer(q, t, prune_timer);
 	struct Qdisc *sch = q->sch;
-	spinlock_t *root_lock;
+	spinlock_t *root_lock;	/* the root qdisc's, found under RCU */
 	unsigned long next;
 	u64 now = ktime_get_ns();
 
