@@ -12,12 +12,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CP=$ROOT/build/checkpatch
 
 if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
-	tarball=$(ls /usr/src/linux-source-6.1*.tar.* 2>/dev/null | tail -n 1 || true)
-	if [ -z "$tarball" ]; then
-		echo "checkpatch: installing linux-source-6.1" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-source-6.1 >/dev/null
-		tarball=$(ls /usr/src/linux-source-6.1*.tar.* | tail -n 1)
-	fi
+	tarball=$("$ROOT/tools/linux-source.sh")
 	mkdir -p "$CP"
 	top=$(basename "$tarball" | sed 's/\.tar\..*//')
 	tar -xf "$tarball" -C "$CP" --strip-components=1 \

@@ -5,7 +5,7 @@
 # tc-testing of linux-source-6.1) ready in build/tdc, for
 # selftests/tc-testing/run_tdc.sh to run in the test VM.  It is not kept in
 # the repository: it is extracted from the Debian source package once
-# (installed if missing, as tools/checkpatch.sh does), and its local
+# (tools/linux-source.sh installs it if missing), and its local
 # configuration points it at our patched tc.  Runs on the host: unpacking
 # the tarball under emulation would take minutes.
 
@@ -15,12 +15,7 @@ TDC=$ROOT/build/tdc
 SUBDIR=tools/testing/selftests/tc-testing
 
 if [ ! -f "$TDC/tdc.py" ]; then
-	tarball=$(ls /usr/src/linux-source-6.1*.tar.* 2>/dev/null | tail -n 1 || true)
-	if [ -z "$tarball" ]; then
-		echo "tdc: installing linux-source-6.1" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-source-6.1 >/dev/null
-		tarball=$(ls /usr/src/linux-source-6.1*.tar.* | tail -n 1)
-	fi
+	tarball=$("$ROOT/tools/linux-source.sh")
 	top=$(basename "$tarball" | sed 's/\.tar\..*//')
 	echo "tdc: extracting $SUBDIR from $(basename "$tarball")" >&2
 	rm -rf "$TDC.tmp"
