@@ -23,6 +23,7 @@
 #                  build/); modules built for TEST_KIMG live elsewhere
 #   VM_MEMORY      guest memory (default 1G)
 #   VM_CPUS        guest vCPUs (default 2)
+#   VM_APPEND      extra kernel command line options (e.g. tsc=reliable)
 #   VM_TIMEOUT     seconds before the VM is killed (default 1800)
 #   VM_NO_MODULES  1: do not require or load any of our .ko files
 #   VM_VERDICT_ONLY  1: the exit status is the kernel log's verdict alone
@@ -150,6 +151,7 @@ cat "$TMP/console.fifo" > "$TMP/console.log" & con_pid=$!
 timeout --kill-after=30 "$TIMEOUT" \
 	vng -v --run "$KIMG" --disable-kvm --force-9p \
 	    --memory "${VM_MEMORY:-1G}" --cpus "${VM_CPUS:-2}" \
+	    ${VM_APPEND:+--append "$VM_APPEND"} \
 	    --rwdir "$TMP" --rwdir "$REPO/build" --rwdir "$REPO/results" \
 	    --cwd "$REPO" \
 	    --exec "bash $(printf %q "$REPO/tools/vm-guest.sh") $(printf %q "$TMP")" \

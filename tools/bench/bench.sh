@@ -67,6 +67,7 @@ echo "flows,memory_usage,slab_growth,usage_per_flow,slab_per_flow" > "$OUT/memor
 	echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)"
 	echo "vcpus: $(nproc)"
 	echo "host: ${BENCH_HOST:-unknown}"
+	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	echo "memory: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
 	echo "secs_per_run: $SECS"
 	echo "runs: $RUNS"

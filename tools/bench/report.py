@@ -216,12 +216,13 @@ def main():
                 meta[k.strip()] = v.strip()
 
     out = ["# sch_dfs benchmark", ""]
-    out.append("%s; guest kernel %s, %s vCPU (%s) on %s; median of "
-               "%s runs of %s s each, qdiscs taken in turn within a round."
+    out.append("%s; guest kernel %s, %s vCPU (%s) on %s, clocksource %s; "
+               "median of %s runs of %s s each, qdiscs taken in turn within "
+               "a round."
                % (meta.get("date", "?"), meta.get("kernel", "?"),
                   meta.get("vcpus", "?"), meta.get("cpu", "?"),
-                  meta.get("host", "?"), meta.get("runs", "?"),
-                  meta.get("secs_per_run", "?")))
+                  meta.get("host", "?"), meta.get("clocksource", "?"),
+                  meta.get("runs", "?"), meta.get("secs_per_run", "?")))
     out.append("")
     out.append("## Targets")
     out.append("")
