@@ -21,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/jhash.h>
 #include <linux/random.h>
+#include <linux/prandom.h>
 #include <linux/spinlock.h>
 #include <linux/ktime.h>
 #include <net/sch_generic.h>
@@ -42,8 +43,13 @@ struct lrufq_head {
 	u32			key_mode;	/* enum tc_lrufq_key */
 	u32			hashrnd;
 
-	spinlock_t		lock;		/* the cache */
+	spinlock_t		lock;		/* the cache and prng */
 	struct lrufq_lru	lru;
+	/* The admission draw of every miss.  It only thins the misses out;
+	 * nobody sees its output, so a seeded prandom state does, at a
+	 * fraction of get_random_u32()'s cost per packet.
+	 */
+	struct rnd_state	prng;
 
 	struct rcu_work		rwork;
 	bool			deleting;
@@ -106,7 +112,7 @@ static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 
 	spin_lock(&head->lock);
 	high = lrufq_lru_packet(&head->lru, &key, hash, qdisc_pkt_len(skb),
-				now, get_random_u32());
+				now, prandom_u32_state(&head->prng));
 	spin_unlock(&head->lock);
 
 	*res = high ? head->high : head->low;
@@ -275,6 +281,7 @@ static int lrufq_change(struct net *net, struct sk_buff *in_skb,
 				      old ? old->key_mode :
 				      TC_LRUFQ_KEY_SRCDST);
 	new->hashrnd = get_random_u32();
+	prandom_seed_state(&new->prng, get_random_u64());
 	new->high.classid = lrufq_get_u32(tb, TCA_LRUFQ_HIGH,
 					  old ? old->high.classid : 0);
 	new->low.classid = lrufq_get_u32(tb, TCA_LRUFQ_LOW,
