@@ -94,12 +94,16 @@ stop_traffic()
 
 # Our modules, in unload order (the filter and stfq may hold dfs children).
 MODS=(cls_lrufq sch_stfq sch_dfs)
+# Where vm-run.sh loaded them from: make check-debug builds them for its
+# kernel in another directory (VM_MODULES_DIR).
 ko_path()
 {
+	local dir=${VM_MODULES_DIR:-$REPO}
+
 	case $1 in
-	sch_dfs) echo "$REPO/sch_dfs/sch_dfs.ko" ;;
-	sch_stfq) echo "$REPO/sch_stfq/sch_stfq.ko" ;;
-	cls_lrufq) echo "$REPO/cls_lrufq/cls_lrufq.ko" ;;
+	sch_dfs) echo "$dir/sch_dfs/sch_dfs.ko" ;;
+	sch_stfq) echo "$dir/sch_stfq/sch_stfq.ko" ;;
+	cls_lrufq) echo "$dir/cls_lrufq/cls_lrufq.ko" ;;
 	esac
 }
 
@@ -199,6 +203,12 @@ RET=0
 start_traffic 10.97.0.2 fd97::2
 for ((i = 0; i < NETNS; i++)); do
 	nx=$(nsname nx)
+	# A deleted namespace is dismantled later (cleanup_net): its veth end
+	# in r, r-nx, goes only then, seconds later on a debug kernel.
+	for ((t = 0; t < 600; t++)); do
+		ip -n "$(nsname r)" link show r-nx >/dev/null 2>&1 || break
+		sleep 0.1
+	done
 	ip netns add "$nx" &&
 	ip -n "$(nsname r)" link add r-nx type veth peer name eth0 netns "$nx" &&
 	ip -n "$(nsname r)" -batch - <<-EOF &&
