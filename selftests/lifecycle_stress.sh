@@ -98,13 +98,8 @@ MODS=(cls_lrufq sch_stfq sch_dfs)
 # kernel in another directory (VM_MODULES_DIR).
 ko_path()
 {
-	local dir=${VM_MODULES_DIR:-$REPO}
-
-	case $1 in
-	sch_dfs) echo "$dir/sch_dfs/sch_dfs.ko" ;;
-	sch_stfq) echo "$dir/sch_stfq/sch_stfq.ko" ;;
-	cls_lrufq) echo "$dir/cls_lrufq/cls_lrufq.ko" ;;
-	esac
+	# Each module sits in a directory of its own name (Kbuild).
+	echo "${VM_MODULES_DIR:-$REPO}/$1/$1.ko"
 }
 
 # The modules must be back for the tests after us and for vm-run.sh.
