@@ -54,7 +54,7 @@ tdc: modules tc
 	tools/tdc-prepare.sh
 	tools/vm-run.sh selftests/tc-testing/run_tdc.sh
 
-check: unit fuzz selftests tdc
+check: checkpatch unit fuzz selftests tdc
 
 check-debug: tc
 	tools/check-debug.sh
