@@ -405,12 +405,10 @@ flow_omit()
 # flow_timeout SECONDS: the limit on an iperf3 client of SECONDS.  iperf3
 # 3.12 has no timeout of its own and, rarely under emulation, a client
 # waits forever on a lost control message; killed (SIGTERM) it still
-# writes its JSON, with the intervals it ran and an "error".  The margin
-# is wide: a flow starved by a flood (pfifo in lrufq_attack.sh) ends its
-# run through TCP's backed-off retransmissions, which 30 s did not cover.
+# writes its JSON, with the intervals it ran and an "error".
 flow_timeout()
 {
-	echo $(($1 + ${FLOW_OMIT:-0} + 300))
+	echo $(($1 + ${FLOW_OMIT:-0} + 30))
 }
 
 # start_tcp_flow NAME PORT SECONDS OUTFILE [IPERF3_ARGS...]: TCP client in
