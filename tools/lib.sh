@@ -402,23 +402,13 @@ flow_omit()
 	[ "${FLOW_OMIT:-0}" != 0 ] && echo "-O $FLOW_OMIT"
 }
 
-# flow_timeout SECONDS: the limit on an iperf3 client of SECONDS.  iperf3
-# 3.12 has no timeout of its own and, rarely under emulation, a client
-# waits forever on a lost control message; killed (SIGTERM) it still
-# writes its JSON, with the intervals it ran and an "error".
-flow_timeout()
-{
-	echo $(($1 + ${FLOW_OMIT:-0} + 30))
-}
-
 # start_tcp_flow NAME PORT SECONDS OUTFILE [IPERF3_ARGS...]: TCP client in
 # namespace NAME (e.g. s1) to rcv:PORT, JSON to OUTFILE, in the background.
 start_tcp_flow()
 {
 	local ns=$1 port=$2 secs=$3 out=$4; shift 4
 
-	in_ns "$ns" timeout "$(flow_timeout "$secs")" \
-		iperf3 -c "$(flow_dst)" -p "$port" -t "$secs" -J \
+	in_ns "$ns" iperf3 -c "$(flow_dst)" -p "$port" -t "$secs" -J \
 		$(flow_omit) "$@" > "$out" 2>&1 &
 	FLOW_PIDS+=($!)
 	FLOW_OUTS+=("$out")
@@ -433,8 +423,7 @@ start_udp_flow()
 {
 	local ns=$1 port=$2 secs=$3 rate=$4 out=$5; shift 5
 
-	in_ns "$ns" timeout "$(flow_timeout "$secs")" \
-		iperf3 -c "$(flow_dst)" -p "$port" -t "$secs" -J \
+	in_ns "$ns" iperf3 -c "$(flow_dst)" -p "$port" -t "$secs" -J \
 		$(flow_omit) -u -b "$rate" -l 1200 "$@" \
 		> "$out" 2>&1 &
 	FLOW_PIDS+=($!)
