@@ -477,7 +477,6 @@ module_init(lrufq_module_init);
 module_exit(lrufq_module_exit);
 MODULE_AUTHOR("sch_dfs developers <dev@sch-dfs.invalid>");
 MODULE_DESCRIPTION("LRU-FQ flow classifier: high-bandwidth flows by LRU");
+MODULE_VERSION(SCH_DFS_VERSION);
 MODULE_LICENSE("GPL");
-#ifdef MODULE_ALIAS_NET_CLS
 MODULE_ALIAS_NET_CLS("lrufq");
-#endif

@@ -18,7 +18,7 @@
 #ifndef _LRUFQ_LRU_H
 #define _LRUFQ_LRU_H
 
-#include "lrufq_compat.h"
+#include "core_env.h"
 
 #define LRUFQ_NIL		U32_MAX
 #define LRUFQ_RATE_WINDOW_NS	(100 * NSEC_PER_MSEC)

@@ -10,7 +10,7 @@
 #ifndef _DFS_FLOW_H
 #define _DFS_FLOW_H
 
-#include "dfs_compat.h"
+#include "core_env.h"
 
 /*
  * Addresses are kept as 16 bytes (IPv4 in the first four), so IPv4 and

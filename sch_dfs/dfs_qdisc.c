@@ -407,7 +407,7 @@ static void dfs_prune_start(struct dfs_sched_data *q, u64 now)
 
 static void dfs_prune_timer(struct timer_list *t)
 {
-	struct dfs_sched_data *q = from_timer(q, t, prune_timer);
+	struct dfs_sched_data *q = timer_container_of(q, t, prune_timer);
 	struct Qdisc *sch = q->sch;
 	spinlock_t *root_lock;	/* the root qdisc's, found under RCU */
 	unsigned long next;
@@ -685,7 +685,7 @@ static void dfs_destroy(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
-	del_timer_sync(&q->prune_timer);
+	timer_delete_sync(&q->prune_timer);
 	dfs_flows_destroy(q);
 	dfs_cache_free(&q->cache);
 }
@@ -928,6 +928,5 @@ module_exit(dfs_module_exit);
 MODULE_AUTHOR("sch_dfs developers");
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Deterministic Fair Sharing (DFS) AQM");
-#ifdef MODULE_ALIAS_NET_SCH
+MODULE_VERSION(SCH_DFS_VERSION);
 MODULE_ALIAS_NET_SCH("dfs");
-#endif

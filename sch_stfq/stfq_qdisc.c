@@ -645,7 +645,6 @@ module_init(stfq_module_init);
 module_exit(stfq_module_exit);
 MODULE_AUTHOR("sch_dfs developers <dev@sch-dfs.invalid>");
 MODULE_DESCRIPTION("Start-time Fair Queuing (classful)");
+MODULE_VERSION(SCH_DFS_VERSION);
 MODULE_LICENSE("GPL");
-#ifdef MODULE_ALIAS_NET_SCH
 MODULE_ALIAS_NET_SCH("stfq");
-#endif

@@ -16,7 +16,7 @@
 #ifndef _STFQ_TAGS_H
 #define _STFQ_TAGS_H
 
-#include "stfq_compat.h"
+#include "core_env.h"
 
 #define STFQ_SHIFT	16
 #define STFQ_ERA_SHIFT	61

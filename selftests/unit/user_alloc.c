@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Allocation with fault injection for the allocation-failure paths. */
-#include <dfs_user.h>
+#include <kernel_shim.h>
 
 unsigned long dfs_user_alloc_fail_every;
 unsigned long dfs_user_allocs;

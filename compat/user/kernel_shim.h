@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace stand-ins for the few kernel names the sch_dfs algorithm cores
- * use, so the same .c files build into unit tests and fuzzers.
+ * Userspace stand-ins for the few kernel names the algorithm cores of the
+ * three modules use (compat/core_env.h), so the same .c files build into
+ * the unit tests and fuzzers of selftests/unit.
  */
-#ifndef _DFS_USER_H
-#define _DFS_USER_H
+#ifndef _SCH_DFS_KERNEL_SHIM_H
+#define _SCH_DFS_KERNEL_SHIM_H
 
 #include <assert.h>
 /* The kernel's static_assert(), whose message is optional. */
@@ -88,4 +89,4 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 	return (u64)q;
 }
 
-#endif /* _DFS_USER_H */
+#endif /* _SCH_DFS_KERNEL_SHIM_H */

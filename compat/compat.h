@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the kernels the modules support (Debian's 6.1, 6.12 and 7.x, and
+ * the stable kernels between) spell differently, for out-of-tree builds
+ * only.  Kbuild force-includes this header before every source file of the
+ * three modules (compat/Kbuild.include), so the modules are written against
+ * the newest kernel's API and carry no #if of their own.
+ *
+ * Where stable kernels backport an API, a version number cannot tell
+ * whether a kernel has it: Kbuild probes the headers of the kernel being
+ * built against and defines COMPAT_HAVE_<NAME> for what it finds, as
+ * WireGuard's compat tree does.  In-tree none of this exists.
+ */
+#ifndef _SCH_DFS_COMPAT_H
+#define _SCH_DFS_COMPAT_H
+
+#include <linux/module.h>
+#include <linux/timer.h>
+#include <net/sch_generic.h>
+#include <net/pkt_cls.h>
+
+/* 6.16 renamed from_timer(). */
+#ifndef COMPAT_HAVE_TIMER_CONTAINER_OF
+#define timer_container_of(var, callback_timer, timer_fieldname) \
+	from_timer(var, callback_timer, timer_fieldname)
+#endif
+
+/* 6.2 added timer_delete_sync() (also in later 6.1.y); 6.15 removed
+ * del_timer_sync().
+ */
+#ifndef COMPAT_HAVE_TIMER_DELETE_SYNC
+#define timer_delete_sync(timer) del_timer_sync(timer)
+#endif
+
+/* 6.9 moved the module aliases that autoload qdiscs and classifiers to
+ * these names ("net-sch-dfs"); before, "sch_dfs" was asked for by the
+ * module's file name, so the alias is harmless there.
+ */
+#ifndef MODULE_ALIAS_NET_SCH
+#define MODULE_ALIAS_NET_SCH(id) MODULE_ALIAS("net-sch-" id)
+#endif
+#ifndef MODULE_ALIAS_NET_CLS
+#define MODULE_ALIAS_NET_CLS(id) MODULE_ALIAS("net-cls-" id)
+#endif
+
+/* Classification from a qdisc's filter chain.  2025's stable kernels
+ * (and mainline) added tcf_classify_qdisc(), which refuses TC_ACT_REDIRECT:
+ * a qdisc must not let a filter steal a packet it is enqueueing.  Older
+ * kernels get the same here.
+ */
+#ifndef COMPAT_HAVE_TCF_CLASSIFY_QDISC
+static inline int tcf_classify_qdisc(struct sk_buff *skb,
+				     const struct tcf_proto *tp,
+				     struct tcf_result *res, bool compat_mode)
+{
+	int ret = tcf_classify(skb, NULL, tp, res, compat_mode);
+
+	if (unlikely(ret == TC_ACT_REDIRECT))
+		ret = TC_ACT_SHOT;
+	return ret;
+}
+#endif
+
+/* Dequeue that sees the packet a driver handed back (sch->gso_skb, parked
+ * there by dev_requeue_skb() and still counted in the backlog) before the
+ * queue itself: 2025's stable kernels and mainline, for trimming a queue
+ * on "change".
+ */
+#ifndef COMPAT_HAVE_QDISC_DEQUEUE_INTERNAL
+static inline struct sk_buff *qdisc_dequeue_internal(struct Qdisc *sch,
+						     bool direct)
+{
+	struct sk_buff *skb;
+
+	skb = __skb_dequeue(&sch->gso_skb);
+	if (skb) {
+		sch->q.qlen--;
+		qdisc_qstats_backlog_dec(sch, skb);
+		return skb;
+	}
+	if (direct) {
+		skb = __qdisc_dequeue_head(&sch->q);
+		if (skb)
+			qdisc_qstats_backlog_dec(sch, skb);
+		return skb;
+	}
+	return sch->dequeue(sch);
+}
+#endif
+
+#endif /* _SCH_DFS_COMPAT_H */
