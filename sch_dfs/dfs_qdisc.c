@@ -284,13 +284,12 @@ congestion_drop:
 	return NET_XMIT_CN;
 }
 
-/* Dequeue (Algorithm 1's counterpart): sz_i -= size_p. */
-static void dfs_skb_departed(struct dfs_sched_data *q, struct sk_buff *skb)
+/* The packet leaves its flow's backlog (Algorithm 1's counterpart:
+ * sz_i -= size_p).
+ */
+static void dfs_skb_leave_flow(struct sk_buff *skb)
 {
-	struct dfs_flow *flow = dfs_skb_cb(skb)->flow;
-
-	flow->backlog -= qdisc_pkt_len(skb);
-	q->meter.deq_bytes += qdisc_pkt_len(skb);
+	dfs_skb_cb(skb)->flow->backlog -= qdisc_pkt_len(skb);
 }
 
 static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
@@ -298,8 +297,10 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qdisc_dequeue_head(sch);
 
-	if (skb)
-		dfs_skb_departed(q, skb);
+	if (skb) {
+		dfs_skb_leave_flow(skb);
+		q->meter.deq_bytes += qdisc_pkt_len(skb);
+	}
 	return skb;
 }
 
@@ -340,17 +341,26 @@ static void dfs_reset(struct Qdisc *sch)
 	q->wfs_ewma = q->params.limit;
 }
 
-/* Drop queued packets, oldest first, until the backlog fits the limit. */
+/* Drop queued packets, oldest first, until the backlog fits the limit.
+ *
+ * The oldest may be one the driver handed back (sch->gso_skb, when DFS is
+ * the root qdisc and the device pushed back): it is counted in the qdisc's
+ * backlog, but it left its flow when it was dequeued, and that flow may
+ * have been pruned since.  It goes first, without touching a flow.
+ */
 static void dfs_trim_queue(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	unsigned int qlen = sch->q.qlen, backlog = sch->qstats.backlog;
 
 	while (sch->qstats.backlog > q->params.limit) {
-		struct sk_buff *skb = qdisc_dequeue_head(sch);
+		bool handed_back = !skb_queue_empty(&sch->gso_skb);
+		struct sk_buff *skb = qdisc_dequeue_internal(sch, true);
 
-		dfs_skb_departed(q, skb);
-		q->meter.deq_bytes -= qdisc_pkt_len(skb);
+		if (!skb)
+			break;
+		if (!handed_back)
+			dfs_skb_leave_flow(skb);
 		q->stats.drop_overlimit++;
 		rtnl_qdisc_drop(skb, sch);
 	}
