@@ -472,15 +472,27 @@ static struct sk_buff *stfq_dequeue(struct Qdisc *sch)
 		if (unlikely(!skb))
 			return NULL;
 
-		rb_erase_cached(&cl->node, &q->active);
+		/* A child that drops as it dequeues (codel, fq_codel, cake)
+		 * reports it with qdisc_tree_reduce_backlog(), and once its
+		 * queue is empty for a moment stfq_qlen_notify() takes the
+		 * class off the tree, even when it then hands over a packet
+		 * (qdisc_peek_dequeued() put that one back).  Serve the class
+		 * either way; it goes back on the tree only if it still has
+		 * packets, so nothing is erased twice or counted out twice.
+		 */
+		if (stfq_class_active(cl)) {
+			rb_erase_cached(&cl->node, &q->active);
+			RB_CLEAR_NODE(&cl->node);
+			q->nactive--;
+		}
 		stfq_serve(&q->clock, &cl->tags, qdisc_pkt_len(skb),
 			   READ_ONCE(cl->weight));
 		if (cl->qdisc->q.qlen) {
+			/* Its next packet starts where this one finished. */
 			rb_add_cached(&cl->node, &q->active, stfq_class_less);
-		} else {
-			RB_CLEAR_NODE(&cl->node);
-			if (!--q->nactive)
-				stfq_idle(&q->clock);
+			q->nactive++;
+		} else if (!q->nactive) {
+			stfq_idle(&q->clock);
 		}
 
 		bstats_update(&cl->bstats, skb);
