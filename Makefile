@@ -1,9 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make            build the modules against KDIR
-# make deps       install every build and test dependency (apt, pip)
+# make deps       install every build and test dependency (apt, pip), and
+#                 every kernel of the matrix (KERNEL=X: only that one)
+# make kernels    the kernel matrix: 6.1, 6.12, 7.x (tools/kernels.sh)
+# make build-kernels
+#                 the modules against every kernel of the matrix, W=1,
+#                 failing on any warning
 # make tc         patched iproute2 tc and the q_*.so plugins in build/tc
-# make check      unit tests and fuzzers, then the selftests and tdc in the test VM
+# make check      checkpatch, unit tests and fuzzers, the build against
+#                 every kernel, the selftests and tdc in the test VM on 6.1,
+#                 the selftests on 6.12 (KERNEL=X: the selftests and tdc
+#                 on X alone)
+# make check-kernels
+#                 the selftests and tdc on every kernel of the matrix
 # make check-debug the selftests on a KASAN/kmemleak/lockdep/UBSAN build of
 #                 the test kernel (built from linux-source-6.1 into
 #                 build/debug-kernel the first time: ~25 min)
@@ -13,28 +23,78 @@
 #                 kernel's qdiscs (test VM, about 12 minutes):
 #                 results/bench/table.md and pps.png
 # make install    modules_install, depmod, and the tc plugins
+#
+# KERNEL=6.1|6.12|7.2|mainline picks a kernel of the matrix for make,
+# make deps, make check and make install: the modules are built for it
+# from a copy of their sources in build/modules/<release>, and the test VM
+# boots it.  Unset, everything is as it always was: Debian 12's 6.1, the
+# modules built in place.
 
 # The kernel the VM boots: Debian's linux-image-amd64 6.1.
 TEST_KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$$' | sort -V | tail -n 1)
 
-# Build against the running kernel where its build dir exists (a real
+KERNEL ?=
+KERNELS := $(shell tools/kernels.sh names)
+# The same suite on the second kernel of the matrix in "make check".
+CHECK_ALSO ?= 6.12
+
+ifeq ($(KERNEL),)
+# Build against the running kernel's build dir where it exists (a real
 # router), else against the headers of the test kernel.
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    /lib/modules/$(TEST_KVER)/build)
+MODDIR := $(CURDIR)
+VM_KERNEL :=
+else
+KVER = $(shell tools/kernels.sh kver $(KERNEL))
+KDIR = $(shell tools/kernels.sh kdir $(KERNEL))
+MODDIR = $(CURDIR)/build/modules/$(KVER)
+VM_KERNEL = TEST_KVER=$(KVER) TEST_KIMG=$(shell tools/kernels.sh kimg $(KERNEL)) \
+	    VM_MODULES_DIR=$(MODDIR)
+endif
 
 # Where Debian's tc looks for q_*.so plugins (LIBDIR/tc).
 TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
 .PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo \
-	bench install clean checkpatch
+	bench install clean checkpatch kernels build-kernels check-kernels \
+	kernel-known test-modules
 
 all: modules
 
-modules:
+modules: kernel-known
+ifeq ($(KERNEL),)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+else
+	tools/build-modules.sh $(KDIR) $(MODDIR)
+endif
+
+# The selftests' test device (selftests/drivers/pushback), never installed.
+TEST_DRIVERS := $(CURDIR)/selftests/drivers/pushback
+test-modules: modules
+ifeq ($(KERNEL),)
+	$(MAKE) -C $(KDIR) M=$(TEST_DRIVERS) modules
+endif
+
+# A KERNEL that is not installed fails here, with what to do.
+kernel-known:
+ifneq ($(KERNEL),)
+	@tools/kernels.sh kver $(KERNEL) >/dev/null
+endif
 
 deps:
 	tools/install-deps.sh
+	for k in $(if $(KERNEL),$(KERNEL),$(KERNELS)); do \
+		tools/kernels.sh install $$k || exit 1; done
+
+kernels:
+	@tools/kernels.sh list
+
+build-kernels:
+	for k in $(KERNELS); do \
+		tools/build-modules.sh $$(tools/kernels.sh kdir $$k) \
+			build/modules/$$(tools/kernels.sh kver $$k) || exit 1; \
+	done
 
 tc:
 	tools/build-tc.sh
@@ -46,15 +106,24 @@ unit:
 fuzz:
 	$(MAKE) -C selftests/unit fuzz
 
-selftests: modules tc
-	VM_TIMEOUT=$${VM_TIMEOUT:-3000} tools/vm-run.sh selftests/run_vm.sh
+selftests: test-modules tc
+	$(VM_KERNEL) VM_TIMEOUT=$${VM_TIMEOUT:-3000} tools/vm-run.sh selftests/run_vm.sh
 
 # The kernel's own tc test suite (tdc) on our JSON test cases
 tdc: modules tc
 	tools/tdc-prepare.sh
-	tools/vm-run.sh selftests/tc-testing/run_tdc.sh
+	$(VM_KERNEL) tools/vm-run.sh selftests/tc-testing/run_tdc.sh
 
-check: checkpatch unit fuzz selftests tdc
+ifeq ($(KERNEL),)
+check: checkpatch unit fuzz build-kernels selftests tdc
+	$(MAKE) selftests KERNEL=$(CHECK_ALSO)
+else
+check: selftests tdc
+endif
+
+check-kernels:
+	for k in $(KERNELS); do \
+		$(MAKE) selftests tdc KERNEL=$$k || exit 1; done
 
 check-debug: tc
 	tools/check-debug.sh
@@ -82,12 +151,13 @@ checkpatch:
 	tools/checkpatch.sh
 
 install: modules tc
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	$(MAKE) -C $(KDIR) M=$(MODDIR) modules_install
 	depmod -a $(shell basename $$(dirname $(KDIR)))
 	install -d $(DESTDIR)$(TC_LIB_DIR)
 	install -m 0644 build/tc/lib/*.so $(DESTDIR)$(TC_LIB_DIR)/
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C $(KDIR) M=$(TEST_DRIVERS) clean
 	$(MAKE) -C selftests/unit clean
 	rm -rf build

@@ -33,13 +33,9 @@ cd "$REPO"
 kver=$(tools/build-debug-kernel.sh "$KDIR" | tail -n 1)
 log "debug kernel $kver"
 
-# Only the module sources: objects built in place for another kernel must
-# not leak into this build.  cp -p keeps times, so kbuild stays incremental.
-mkdir -p "$MODS"
-find Kbuild sch_dfs sch_stfq cls_lrufq include -type f \
-	\( -name '*.[ch]' -o -name Kbuild \) -print0 |
-	xargs -0 cp -p --parents -t "$MODS"
-nice -n 19 make -s -C "$KDIR" M="$MODS" modules
+# From a copy of the sources: objects built in place for another kernel
+# must not leak into this build.
+nice -n 19 tools/build-modules.sh "$KDIR" "$MODS"
 log "modules: $(cd "$MODS" && find . -name '*.ko' | sort | tr '\n' ' ')"
 
 [ $# -gt 0 ] || set -- selftests/run_vm.sh

@@ -33,6 +33,13 @@ APT_PKGS=(
 	# make tdc and make check-debug: the test kernel's source (tdc,
 	# checkpatch.pl), and what building a kernel needs beyond the above
 	linux-source-6.1 bc libssl-dev
+	# the kernel matrix (tools/kernels.sh): BTF of modules built against
+	# a prepared linux-source tree
+	pahole
+	# make deb (tools/make-deb.sh): debhelper 13 with dh-dkms, lintian
+	# to check the .debs; dkms and man-db for the package test in the
+	# guest, which has no network (selftests/dkms_install.sh)
+	debhelper dh-dkms lintian dkms man-db
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-modules.sh KDIR OUTDIR
+#
+# Build the three modules (and the selftests' test device) against the
+# kernel tree KDIR from a copy of their sources in OUTDIR, with W=1, and
+# fail on any warning of the
+# compiler or of modpost: every kernel of the matrix builds warning-free.
+# The copy keeps the objects of one kernel away from another's (and from
+# the worktree's own, which "make" builds for the test kernel); cp -p keeps
+# the files' times, so kbuild stays incremental.
+
+set -euo pipefail
+
+[ $# -eq 2 ] || { echo "usage: $0 KDIR OUTDIR" >&2; exit 2; }
+KDIR=$1 OUT=$2
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+[ -e "$KDIR/Makefile" ] || { echo "build-modules: no kernel tree at $KDIR" >&2; exit 1; }
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+(cd "$REPO" && find Kbuild compat sch_dfs sch_stfq cls_lrufq include \
+	selftests/drivers -type f \( -name '*.[ch]' -o -name 'Kbuild*' \) \
+	-not -path 'compat/user/*' -print0 |
+	xargs -0 cp -p --parents -t "$OUT")
+
+# The modules, then the selftests' test device (never installed).
+log=$OUT/build.log
+if ! { make -C "$KDIR" M="$OUT" W=1 modules &&
+       make -C "$KDIR" M="$OUT/selftests/drivers/pushback" W=1 modules; } > "$log" 2>&1; then
+	cat "$log" >&2
+	echo "build-modules: FAIL: the build against $KDIR failed" >&2
+	exit 1
+fi
+if grep -i 'warning' "$log" >&2; then
+	echo "build-modules: FAIL: warnings building against $KDIR (W=1)" >&2
+	exit 1
+fi
+for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko \
+	  selftests/drivers/pushback/pushback.ko; do
+	[ -f "$OUT/$ko" ] || { echo "build-modules: FAIL: no $ko" >&2; exit 1; }
+done
+echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 3 modules and the test device, W=1, no warning"
