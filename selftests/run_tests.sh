@@ -18,6 +18,7 @@ echo "TAP version 13"
 echo "1..$(wc -w <<<"$progs")"
 for t in $progs; do
 	n=$((n + 1))
+	start=$SECONDS
 	echo "# selftests: sch_dfs: $t"
 	./"$t" 2>&1 | sed 's/^/# /'
 	rc=${PIPESTATUS[0]}
@@ -30,6 +31,7 @@ for t in $progs; do
 		rc=${PIPESTATUS[0]}
 		[ "$rc" -eq 0 ] && rc=flaky
 	done
+	echo "# selftests: sch_dfs: $t took $((SECONDS - start)) s"
 	case $rc in
 	flaky) pass=$((pass + 1)); flaky=$((flaky + 1))
 	   echo "ok $n selftests: sch_dfs: $t # FLAKY: failed, then passed" ;;

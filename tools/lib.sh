@@ -196,6 +196,22 @@ require_qdisc()
 	fi
 }
 
+# busywait TIMEOUT_MS CMD...: run CMD every 100 ms until it succeeds or
+# TIMEOUT_MS has passed; CMD's last status.  (As busywait in the kernel's
+# selftests/net/forwarding/lib.sh.)
+busywait()
+{
+	local timeout=$1 start=$SECONDS rc
+	shift
+
+	while :; do
+		"$@" && return 0
+		rc=$?
+		[ $(((SECONDS - start) * 1000)) -ge "$timeout" ] && return $rc
+		sleep 0.1
+	done
+}
+
 # --- network namespaces -----------------------------------------------------
 
 # Every namespace name gets this prefix, so that parallel runs (or a test

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A root dfs whose device pushes back, and "limit" lowered under load.
+#
+# When a driver hands a packet back (NETDEV_TX_BUSY, its ring full), the
+# qdisc layer parks it in the root qdisc's gso_skb (dev_requeue_skb()):
+# still counted in the qdisc's backlog and qlen, but out of dfs's queue,
+# and out of its flow, which may be pruned while the packet waits.
+# dfs_trim_queue() once trimmed "while backlog > limit" from the queue
+# alone: with the parked packet larger than the new limit it emptied the
+# queue and then dequeued NULL, an oops.
+#
+# The device is pushback0 (selftests/drivers/pushback, loaded by the VM
+# runner): while held, every transmit stops its queue and returns
+# NETDEV_TX_BUSY.  Deterministically:
+#   1. flow A sends one 1400-byte packet: dfs dequeues it, the device
+#      hands it back, it waits in gso_skb; A's flow, with nothing queued,
+#      is pruned ("prune 1s").
+#   2. flow B sends 19: they wait in dfs's queue.
+#   3. "limit 1024", below one packet: everything must go, the parked
+#      packet first, and the counters must agree (qlen and backlog 0,
+#      20 drops).
+#   4. the same with "limit 6000": four packets stay, the parked one
+#      gone.
+#   5. released, the device takes what is left, and dfs forwards again.
+# The VM runner fails the run on any oops or warning in the kernel log.
+
+source "$(dirname "$0")/../tools/lib.sh"
+
+DEV=pushback0
+HOLD=/sys/module/pushback/parameters/hold
+NET=10.254.0
+
+cleanup()
+{
+	echo 0 > "$HOLD" 2>/dev/null
+	tc qdisc del dev $DEV root 2>/dev/null
+	ip addr flush dev $DEV 2>/dev/null
+	ip link set $DEV down 2>/dev/null
+}
+
+# qdisc_get FIELD: a field of the root qdisc of DEV ("tc -s -j": the
+# counters at the top, then the options and xstats below them).
+qdisc_get()
+{
+	tc -s -j qdisc show dev $DEV root | python3 -c '
+import json, sys
+def find(o, k):
+    if isinstance(o, dict):
+        if k in o:
+            return o[k]
+        o = list(o.values())
+    if isinstance(o, list):
+        for v in o:
+            r = find(v, k)
+            if r is not None:
+                return r
+    return None
+v = find(json.load(sys.stdin)[0], sys.argv[1])
+print("?" if v is None else v)' "$1"
+}
+
+# send SRC N: N 1400-byte UDP datagrams from $NET.SRC to $NET.2.
+send()
+{
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 0))
+for _ in range(int(sys.argv[3])):
+    s.sendto(b"x" * 1372, (sys.argv[2], 9))' "$NET.$1" "$NET.2" "$2"
+}
+
+# park_and_queue LIMIT_AFTER: steps 1 to 3 or 4 with the new limit.
+park_and_queue()
+{
+	local limit=$1
+
+	# A new qdisc each time: its counters start at 0.
+	tc qdisc del dev $DEV root 2>/dev/null
+	tc qdisc add dev $DEV root handle 1: dfs limit 1000000 prune 1s || return 1
+	echo 1 > "$HOLD"
+	send 1 1 || return 1
+	busywait 2000 test_requeued 1 || { echo "the device did not push back"; return 1; }
+	# A's flow has nothing queued: the prune timer frees it.
+	busywait 5000 test_pruned || { echo "flow A was not pruned"; return 1; }
+	send 3 19 || return 1
+	[ "$(qdisc_get qlen)" = 20 ] || { echo "dfs holds $(qdisc_get qlen) packets, not 20"; return 1; }
+	tc qdisc change dev $DEV root handle 1: dfs limit "$limit"
+}
+
+test_requeued() { [ "$(qdisc_get requeues)" -ge "$1" ] 2>/dev/null; }
+test_pruned() { [ "$(qdisc_get pruned)" -ge 1 ] 2>/dev/null; }
+test_drained() { [ "$(qdisc_get qlen)" = 0 ] && [ "$(qdisc_get backlog)" = 0 ]; }
+
+require_root
+require_command ip tc python3
+require_qdisc dfs
+[ -w "$HOLD" ] || { echo "SKIP: the pushback test device is not loaded"; exit $ksft_skip; }
+trap cleanup EXIT
+
+ip link set $DEV up &&
+	ip addr add $NET.1/24 dev $DEV &&
+	ip addr add $NET.3/24 dev $DEV || { echo "setup failed"; exit $ksft_fail; }
+
+RET=0
+park_and_queue 1024
+check_err $? "limit 1024 with a packet handed back failed"
+qlen=$(qdisc_get qlen) backlog=$(qdisc_get backlog) drops=$(qdisc_get drop_overlimit)
+[ "$qlen" = 0 ] && [ "$backlog" = 0 ]
+check_err $? "after limit 1024: qlen $qlen backlog $backlog, not 0"
+[ "$drops" = 20 ]
+check_err $? "after limit 1024: $drops packets dropped, not 20"
+log_test "limit below the handed-back packet: all dropped, counters agree"
+
+RET=0
+echo 0 > "$HOLD"
+park_and_queue 6000
+check_err $? "limit 6000 with a packet handed back failed"
+qlen=$(qdisc_get qlen) backlog=$(qdisc_get backlog)
+[ "$qlen" = 4 ] && [ "$backlog" = $((4 * 1400)) ]
+check_err $? "after limit 6000: qlen $qlen backlog $backlog, not 4 and 5600"
+log_test "limit lowered past the handed-back packet: the newest kept"
+
+RET=0
+sent0=$(qdisc_get packets)
+echo 0 > "$HOLD"
+send 1 10
+busywait 5000 test_drained
+check_err $? "dfs holds qlen $(qdisc_get qlen) backlog $(qdisc_get backlog) once released"
+sent1=$(qdisc_get packets)
+[ "$sent1" -ge $((sent0 + 14)) ] 2>/dev/null
+check_err $? "released: dfs sent $((sent1 - sent0)) packets, not the 4 kept and 10 new"
+log_test "released: what was kept and what came after is sent"
+
+ksft_exit
