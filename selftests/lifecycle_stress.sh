@@ -192,6 +192,14 @@ log_test "device deleted under traffic (dfs, stfq + lrufq), $DEVS times"
 stop_traffic
 
 # --- a netns deleted under traffic -----------------------------------------
+nx_has_traffic()
+{
+	local n
+
+	n=$(tc -n "$nx" -s qdisc show dev d0 | awk '$1 == "Sent" { print $4; exit }')
+	[ "${n:-0}" -gt 0 ]
+}
+
 # nx: veth from r, forwarding to two dummies with our qdiscs on them; the
 # floods come from s1/s2 through r, so the namespace dies under traffic.
 RET=0
@@ -237,10 +245,10 @@ for ((i = 0; i < NETNS; i++)); do
 	qdisc add dev eth0 parent 1:1 dfs key 5tuple
 	EOF
 	check_err $? "netns setup"
-	sleep 0.5
-	n=$(tc -n "$nx" -s qdisc show dev d0 | awk '$1 == "Sent" { print $4; exit }')
-	[ "${n:-0}" -gt 0 ]
-	check_err $? "no traffic reached the namespace"
+	# Traffic reaches d0 once r's neighbour entry for nx is resolved:
+	# wait for the first packet, not for a fixed time.
+	busywait 10000 nx_has_traffic
+	check_err $? "no traffic reached the namespace in 10 s"
 	# No process lives in nx: deleting its name dismantles it.
 	ip netns del "$nx"
 	check_err $? "netns delete"
