@@ -49,6 +49,9 @@ static int pushback_hold_set(const char *val, const struct kernel_param *kp)
 
 	if (err)
 		return err;
+	/* Pairs with the barrier in pushback_xmit(): either it sees the
+	 * release, or the wake below sees its stopped queue.
+	 */
 	smp_mb();
 	if (!READ_ONCE(pushback_hold) && pushback_dev)
 		netif_tx_wake_all_queues(pushback_dev);
