@@ -100,7 +100,10 @@ require_qdisc dfs
 [ -w "$HOLD" ] || { echo "SKIP: the pushback test device is not loaded"; exit $ksft_skip; }
 trap cleanup EXIT
 
-ip link set $DEV up &&
+# Only the test's own packets: no IPv6 (router solicitations, MLD), and
+# the device has no ARP.
+sysctl -qw net.ipv6.conf.$DEV.disable_ipv6=1 &&
+	ip link set $DEV up &&
 	ip addr add $NET.1/24 dev $DEV &&
 	ip addr add $NET.3/24 dev $DEV || { echo "setup failed"; exit $ksft_fail; }
 
