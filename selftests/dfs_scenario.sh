@@ -90,6 +90,7 @@ flood_run()
 		${FLOOD_ARGS:-} > "$out/udp_send.json" &
 	FLOW_PIDS+=($!)
 	t0=$EPOCHREALTIME
+	echo "$t0" > "$out/t0"	# the flags' times are from here
 
 	# The link's own byte count at the start and the end of the window,
 	# timed by sleep, not by the probes below.

@@ -58,8 +58,13 @@ def send(args):
     else:
         phases.append((parse_rate(args.rate), args.time))
     sent = 0
+    # When each phase began, on the clock of bash's EPOCHREALTIME: the
+    # tests time what they judge from these, not from their own start
+    # (this process may take seconds to start under emulation).
+    phase_starts = []
     gate.wait_go(args.ready, args.go)
     for rate, secs in phases:
+        phase_starts.append(time.time())
         if rate <= 0:		# a silent phase (on-off attacks)
             time.sleep(secs)
             continue
@@ -84,7 +89,8 @@ def send(args):
                 sent += 1
             except OSError:
                 pass  # qdisc drop reported as ENOBUFS: keep sending
-    print(json.dumps({"sent_packets": sent, "sources": min(src_idx + 1, len(srcs))}))
+    print(json.dumps({"sent_packets": sent, "sources": min(src_idx + 1, len(srcs)),
+                      "phase_starts": phase_starts}))
 
 
 def sink(args):
