@@ -14,7 +14,7 @@
 # The device is pushback0 (selftests/drivers/pushback, loaded by the VM
 # runner): while held, every transmit stops its queue and returns
 # NETDEV_TX_BUSY.  Deterministically:
-#   1. flow A sends one 1400-byte packet: dfs dequeues it, the device
+#   1. flow A sends one 1414-byte packet: dfs dequeues it, the device
 #      hands it back, it waits in gso_skb; A's flow, with nothing queued,
 #      is pruned ("prune 1s").
 #   2. flow B sends 19: they wait in dfs's queue.
@@ -31,6 +31,7 @@ source "$(dirname "$0")/../tools/lib.sh"
 DEV=pushback0
 HOLD=/sys/module/pushback/parameters/hold
 NET=10.254.0
+PKT_LEN=$((1372 + 8 + 20 + 14))	# payload, UDP, IPv4, Ethernet: qdisc_pkt_len()
 
 cleanup()
 {
@@ -61,7 +62,8 @@ v = find(json.load(sys.stdin)[0], sys.argv[1])
 print("?" if v is None else v)' "$1"
 }
 
-# send SRC N: N 1400-byte UDP datagrams from $NET.SRC to $NET.2.
+# send SRC N: N UDP datagrams of PKT_LEN bytes on the wire from $NET.SRC
+# to $NET.2.
 send()
 {
 	python3 -c '
@@ -122,8 +124,8 @@ echo 0 > "$HOLD"
 park_and_queue 6000
 check_err $? "limit 6000 with a packet handed back failed"
 qlen=$(qdisc_get qlen) backlog=$(qdisc_get backlog)
-[ "$qlen" = 4 ] && [ "$backlog" = $((4 * 1400)) ]
-check_err $? "after limit 6000: qlen $qlen backlog $backlog, not 4 and 5600"
+[ "$qlen" = 4 ] && [ "$backlog" = $((4 * PKT_LEN)) ]
+check_err $? "after limit 6000: qlen $qlen backlog $backlog, not 4 and $((4 * PKT_LEN))"
 log_test "limit lowered past the handed-back packet: the newest kept"
 
 RET=0
