@@ -61,31 +61,4 @@ static inline int tcf_classify_qdisc(struct sk_buff *skb,
 }
 #endif
 
-/* Dequeue that sees the packet a driver handed back (sch->gso_skb, parked
- * there by dev_requeue_skb() and still counted in the backlog) before the
- * queue itself: 2025's stable kernels and mainline, for trimming a queue
- * on "change".
- */
-#ifndef COMPAT_HAVE_QDISC_DEQUEUE_INTERNAL
-static inline struct sk_buff *qdisc_dequeue_internal(struct Qdisc *sch,
-						     bool direct)
-{
-	struct sk_buff *skb;
-
-	skb = __skb_dequeue(&sch->gso_skb);
-	if (skb) {
-		sch->q.qlen--;
-		qdisc_qstats_backlog_dec(sch, skb);
-		return skb;
-	}
-	if (direct) {
-		skb = __qdisc_dequeue_head(&sch->q);
-		if (skb)
-			qdisc_qstats_backlog_dec(sch, skb);
-		return skb;
-	}
-	return sch->dequeue(sch);
-}
-#endif
-
 #endif /* _SCH_DFS_COMPAT_H */

@@ -354,13 +354,21 @@ static void dfs_trim_queue(struct Qdisc *sch)
 	unsigned int qlen = sch->q.qlen, backlog = sch->qstats.backlog;
 
 	while (sch->qstats.backlog > q->params.limit) {
-		bool handed_back = !skb_queue_empty(&sch->gso_skb);
-		struct sk_buff *skb = qdisc_dequeue_internal(sch, true);
+		struct sk_buff *skb = __skb_dequeue(&sch->gso_skb);
 
-		if (!skb)
-			break;
-		if (!handed_back)
+		/* As qdisc_dequeue_internal(sch, true) does in its final
+		 * form; the stable kernels carry it in two, and the first
+		 * (6.12.95's) leaves the backlog to its caller.
+		 */
+		if (skb) {
+			sch->q.qlen--;
+			qdisc_qstats_backlog_dec(sch, skb);
+		} else {
+			skb = qdisc_dequeue_head(sch);
+			if (!skb)
+				break;
 			dfs_skb_leave_flow(skb);
+		}
 		q->stats.drop_overlimit++;
 		rtnl_qdisc_drop(skb, sch);
 	}
