@@ -1,0 +1,300 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian packages as a router admin installs them: apt-get install of
+# build/deb/sch-dfs-dkms_*.deb and sch-dfs-tc_*.deb ("make deb"), DKMS
+# building the modules for the running kernel, the modules loaded with
+# modprobe and driven by Debian's own /usr/sbin/tc through the packaged
+# plugins, then everything removed again:
+#
+#	install    apt-get, offline: every dependency is already installed
+#	dkms       built and installed for $(uname -r), in updates/dkms
+#	modprobe   the three modules, MODULE_VERSION = the package's version
+#	tc         stock tc: dfs qdisc, stfq classes, lrufq filter, man page
+#	remove     modprobe -r, apt-get purge: modules, DKMS tree and
+#	           plugins gone, stock tc no longer knows dfs
+#
+# It changes the system (dpkg database, /usr/src, /var/lib/dkms,
+# /lib/modules), so it runs only in the test VM, whose root is the host's
+# under throwaway overlays, and with none of our modules loaded before:
+#
+#	VM_NO_MODULES=1 tools/vm-run.sh selftests/dkms_install.sh
+#
+# (selftests/run_dkms_vm.sh).  DKMS_TEST_ANYWHERE=1 runs it elsewhere, on
+# a machine that may be changed so.  DEB_DIR: where the .debs are.
+#
+# Under TCG DKMS takes minutes: it compiles the modules in the guest, for
+# the running kernel and, as Debian's dkms does, for the newest installed
+# kernel too.
+
+source "$(dirname "$0")/../tools/lib.sh"
+
+REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
+DEB_DIR=${DEB_DIR:-$REPO/build/deb}
+MODS=(sch_dfs sch_stfq cls_lrufq)
+DEV=dkms-d0
+KVER=$(uname -r)
+
+# Debian's tc, never the patched build/tc/tc that vm-guest.sh puts first
+# on PATH; and the plugins from where the package puts them, not from
+# TC_LIB_DIR (vm-guest.sh points it at build/tc/lib).
+TC=/usr/sbin/tc
+unset TC_LIB_DIR
+export DEBIAN_FRONTEND=noninteractive
+
+require_root
+require_command apt-get dpkg dpkg-deb dkms modprobe modinfo man ip
+[ -x $TC ] || { echo "SKIP: no $TC (iproute2)"; exit $ksft_skip; }
+
+if [ "${DKMS_TEST_ANYWHERE:-0}" != 1 ] && ! grep -q virtme /proc/cmdline; then
+	echo "SKIP: installs packages system-wide: runs in the test VM only" \
+	     "(VM_NO_MODULES=1 tools/vm-run.sh $0), or set DKMS_TEST_ANYWHERE=1"
+	exit $ksft_skip
+fi
+if [ ! -e "/lib/modules/$KVER/build/Makefile" ]; then
+	echo "SKIP: no headers of the running kernel $KVER (/lib/modules/$KVER/build)"
+	exit $ksft_skip
+fi
+
+DKMS_DEB=$(ls "$DEB_DIR"/sch-dfs-dkms_*_all.deb 2>/dev/null)
+TC_DEB=$(ls "$DEB_DIR"/sch-dfs-tc_*_"$(dpkg --print-architecture)".deb 2>/dev/null)
+if [ -z "$DKMS_DEB" ] || [ -z "$TC_DEB" ]; then
+	echo "SKIP: no packages in $DEB_DIR: run 'make deb'"
+	exit $ksft_skip
+fi
+if [ "$(wc -l <<<"$DKMS_DEB")" != 1 ] || [ "$(wc -l <<<"$TC_DEB")" != 1 ]; then
+	echo "FAIL: more than one version of the packages in $DEB_DIR"
+	exit $ksft_fail
+fi
+VER=$(dpkg-deb -f "$DKMS_DEB" Version)
+MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+PLUGIN_DIR=/usr/lib/$MULTIARCH/tc
+log_info "packages $(basename "$DKMS_DEB") $(basename "$TC_DEB")"
+log_info "kernel $KVER, tc $($TC -V | head -n 1)"
+
+LOG=$(mktemp -d /tmp/dkms_install.XXXXXX)
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed$'
+}
+
+cleanup()
+{
+	ip link del $DEV 2>/dev/null
+	for ((i = ${#MODS[@]} - 1; i >= 0; i--)); do
+		modprobe -q -r "${MODS[i]}" 2>/dev/null
+	done
+	if installed sch-dfs-dkms || installed sch-dfs-tc; then
+		apt-get purge -y -q sch-dfs-dkms sch-dfs-tc >/dev/null 2>&1
+	fi
+	rm -rf "$LOG"
+}
+trap cleanup EXIT
+
+# Nothing of ours may be there before the packages: not loaded (that would
+# be vm-run.sh's own .ko files: VM_NO_MODULES=1), not installed.
+RET=0
+for m in "${MODS[@]}"; do
+	[ ! -d /sys/module/$m ]
+	check_err $? "$m is loaded before the package is installed (VM_NO_MODULES=1?)"
+done
+! installed sch-dfs-dkms && ! installed sch-dfs-tc
+check_err $? "the packages are installed already"
+! ls /lib/modules/"$KVER"/updates/dkms/sch_dfs.ko* >/dev/null 2>&1
+check_err $? "/lib/modules/$KVER/updates/dkms already has sch_dfs"
+log_test "clean system before the install"
+[ $EXIT_STATUS = 0 ] || ksft_exit
+
+# --- install -------------------------------------------------------------------
+# apt-get, as an admin would: it checks the dependencies (dkms, iproute2 of
+# the right release) and orders the two packages.  The guest has no
+# network and its /var/lib/apt and /var/cache are empty tmpfs: with the
+# dependencies installed (make deps installs them on the host, whose root
+# the guest shares) apt needs no package lists and downloads nothing.
+# (Not --no-download: with it apt 2.6 skips "fetching" the local .debs too
+# and fails, "Internal Error, Pathname to install is not absolute".)
+# Its output streams (DKMS takes minutes here), indented.
+#
+# The man-db trigger rebuilds man's index when it has none; in the guest
+# /var/cache is an empty tmpfs, so it would index every page of the system
+# over 9p under TCG, for many minutes: no real install does that, so it is
+# turned off for the guest (/var/lib is a throwaway overlay there).  man -w
+# needs no index.
+if [ "${DKMS_TEST_ANYWHERE:-0}" != 1 ] && [ ! -e /var/cache/man/index.db ] &&
+   [ -e /var/lib/man-db/auto-update ]; then
+	log_info "man-db auto-update off: the guest's /var/cache/man is empty"
+	rm -f /var/lib/man-db/auto-update
+fi
+RET=0
+start=$SECONDS
+timeout "${DKMS_INSTALL_TIMEOUT:-2400}" apt-get install -y --no-install-recommends \
+	"$DKMS_DEB" "$TC_DEB" 2>&1 | tee "$LOG/apt-install.txt" | sed -u 's/^/    | /'
+rc=${PIPESTATUS[0]}
+log_info "apt-get install took $((SECONDS - start))s (DKMS build included)"
+if [ "$rc" != 0 ]; then
+	for f in /var/lib/dkms/sch-dfs/"$VER"/build/make.log; do
+		[ -f "$f" ] && { echo "    $f:"; tail -n 40 "$f" | sed 's/^/    | /'; }
+	done
+fi
+check_err "$rc" "apt-get install failed (status $rc)"
+installed sch-dfs-dkms && installed sch-dfs-tc
+check_err $? "the packages are not installed"
+[ "$(dpkg-query -W -f='${Version}' sch-dfs-tc)" = "$VER" ]
+check_err $? "sch-dfs-tc's version is not $VER"
+log_test "apt-get install sch-dfs-dkms sch-dfs-tc ($VER)"
+[ $EXIT_STATUS = 0 ] || ksft_exit
+
+# --- DKMS ------------------------------------------------------------------------
+RET=0
+status=$(dkms status -m sch-dfs -v "$VER" -k "$KVER")
+log_info "dkms status: $status"
+grep -q ": installed" <<<"$status"
+check_err $? "dkms status does not show sch-dfs/$VER installed for $KVER"
+[ -f "/usr/src/sch-dfs-$VER/dkms.conf" ] && [ -f "/usr/src/sch-dfs-$VER/VERSION" ]
+check_err $? "/usr/src/sch-dfs-$VER lacks dkms.conf or VERSION"
+[ "$(cat "/usr/src/sch-dfs-$VER/VERSION" 2>/dev/null)" = "$VER" ]
+check_err $? "/usr/src/sch-dfs-$VER/VERSION is not $VER"
+for m in "${MODS[@]}"; do
+	ko=$(ls /lib/modules/"$KVER"/updates/dkms/$m.ko* 2>/dev/null | head -n 1)
+	[ -n "$ko" ]
+	check_err $? "no $m.ko in /lib/modules/$KVER/updates/dkms"
+	# depmod ran: modprobe finds the DKMS copy.
+	[ -n "$ko" ] && [ "$(modinfo -k "$KVER" -n $m 2>/dev/null)" = "$ko" ]
+	check_err $? "modinfo -n $m is '$(modinfo -k "$KVER" -n $m 2>&1)', not $ko"
+done
+log_test "DKMS built and installed the modules for $KVER"
+ls -l /lib/modules/"$KVER"/updates/dkms/ | sed 's/^/INFO:   /'
+
+# Debian's dkms also builds for the newest kernel installed, when that is
+# not the running one (booting 6.1 with 6.12 installed): built against
+# that kernel's headers (${kernel_source_dir}), not the running kernel's.
+RET=0
+others=$(dkms status -m sch-dfs -v "$VER" | sed -n 's/^[^,]*, \([^,]*\), [^:]*: installed.*/\1/p' |
+	 grep -vxF "$KVER")
+for k in $others; do
+	for m in "${MODS[@]}"; do
+		ko=$(ls /lib/modules/"$k"/updates/dkms/$m.ko* 2>/dev/null | head -n 1)
+		vm=$([ -n "$ko" ] && modinfo -F vermagic "$ko" | awk '{ print $1 }')
+		[ "$vm" = "$k" ]
+		check_err $? "$k: ${ko:-no $m.ko*} has vermagic '$vm'"
+	done
+done
+if [ -n "$others" ]; then
+	log_test "DKMS built for the other kernel: $(echo $others)"
+else
+	log_info "DKMS built for the running kernel only"
+fi
+
+# --- modprobe --------------------------------------------------------------------
+RET=0
+for m in "${MODS[@]}"; do
+	modprobe $m
+	check_err $? "modprobe $m failed"
+	v=$(modinfo -F version $m 2>/dev/null)
+	[ "$v" = "$VER" ]
+	check_err $? "modinfo -F version $m: '$v', not $VER"
+	v=$(cat /sys/module/$m/version 2>/dev/null)
+	[ "$v" = "$VER" ]
+	check_err $? "/sys/module/$m/version: '$v', not $VER"
+done
+log_test "modprobe ${MODS[*]}: version $VER"
+modinfo sch_dfs | grep -E '^(filename|version|vermagic|srcversion):' | sed 's/^/INFO:   /'
+
+# --- stock tc with the packaged plugins ------------------------------------------
+RET=0
+for p in q_dfs q_stfq f_lrufq; do
+	[ -f "$PLUGIN_DIR/$p.so" ] && dpkg -S "$PLUGIN_DIR/$p.so" 2>/dev/null | grep -q '^sch-dfs-tc:'
+	check_err $? "$PLUGIN_DIR/$p.so is not there from sch-dfs-tc"
+done
+dpkg -S "$(readlink -f $TC)" 2>/dev/null | grep -q '^iproute2:'
+check_err $? "$TC is not iproute2's"
+log_test "plugins in $PLUGIN_DIR, $TC from iproute2"
+
+RET=0
+ip link add $DEV type dummy && ip link set $DEV up &&
+	ip addr add 192.0.2.1/24 dev $DEV
+check_err $? "cannot create the dummy device $DEV"
+$TC qdisc add dev $DEV root handle 1: dfs
+check_err $? "$TC qdisc add dev $DEV root dfs failed"
+# A few packets through it (dummy is NOARP: ping's go straight out).
+ping -q -c 3 -i 0.2 -W 1 192.0.2.2 >/dev/null 2>&1
+out=$($TC -s qdisc show dev $DEV)
+sed 's/^/INFO:   /' <<<"$out"
+grep -q "^qdisc dfs 1: root" <<<"$out"
+check_err $? "tc -s qdisc show has no dfs root qdisc"
+grep -q "limit .* flows [0-9]" <<<"$out"
+check_err $? "tc -s qdisc show prints no dfs options"
+grep -qE "Sent [0-9]+ bytes [1-9][0-9]* pkt" <<<"$out"
+check_err $? "no packets went through dfs"
+$TC qdisc del dev $DEV root
+check_err $? "tc qdisc del dfs failed"
+log_test "stock tc: dfs qdisc add, show, delete"
+
+RET=0
+$TC qdisc add dev $DEV root handle 1: stfq default 1 &&
+	$TC class add dev $DEV parent 1: classid 1:1 stfq weight 3 &&
+	$TC class add dev $DEV parent 1: classid 1:2 stfq weight 1 quantum-free
+check_err $? "stfq qdisc or classes refused"
+$TC filter add dev $DEV parent 1: protocol all prio 1 lrufq \
+	cache 16 probability 1/2 threshold 2 high 1:2 low 1:1
+check_err $? "lrufq filter refused"
+ping -q -c 3 -i 0.2 -W 1 192.0.2.2 >/dev/null 2>&1
+out=$($TC -s class show dev $DEV)
+sed 's/^/INFO:   /' <<<"$out"
+grep -q "^class stfq 1:1 .*weight 3" <<<"$out" && grep -q "^class stfq 1:2 " <<<"$out"
+check_err $? "tc class show lacks the stfq classes"
+out=$($TC -s filter show dev $DEV)
+sed 's/^/INFO:   /' <<<"$out"
+grep -q "lrufq" <<<"$out" && grep -q "high 1:2" <<<"$out"
+check_err $? "tc filter show lacks the lrufq filter"
+$TC qdisc del dev $DEV root
+check_err $? "tc qdisc del stfq failed"
+log_test "stock tc: stfq classes and lrufq filter"
+
+RET=0
+page=$(man -w tc-dfs 2>/dev/null)
+[ -n "$page" ] && dpkg -S "$page" 2>/dev/null | grep -q '^sch-dfs-tc:'
+check_err $? "man -w tc-dfs: '$page'"
+for p in tc-stfq tc-lrufq; do
+	man -w $p >/dev/null 2>&1
+	check_err $? "man -w $p finds nothing"
+done
+log_test "man -w tc-dfs: $page"
+
+# --- removal -----------------------------------------------------------------------
+RET=0
+for ((i = ${#MODS[@]} - 1; i >= 0; i--)); do
+	modprobe -r "${MODS[i]}"
+	check_err $? "modprobe -r ${MODS[i]} failed"
+	[ ! -d /sys/module/${MODS[i]} ]
+	check_err $? "${MODS[i]} still loaded"
+done
+log_test "modprobe -r ${MODS[*]}"
+
+RET=0
+start=$SECONDS
+apt-get purge -y sch-dfs-dkms sch-dfs-tc 2>&1 | sed -u 's/^/    | /'
+rc=${PIPESTATUS[0]}
+log_info "apt-get purge took $((SECONDS - start))s"
+check_err $rc "apt-get purge failed"
+! installed sch-dfs-dkms && ! installed sch-dfs-tc
+check_err $? "the packages are still installed"
+[ -z "$(dkms status -m sch-dfs 2>/dev/null)" ]
+check_err $? "dkms status still lists sch-dfs: $(dkms status -m sch-dfs 2>&1)"
+[ ! -e /var/lib/dkms/sch-dfs ] && [ ! -e "/usr/src/sch-dfs-$VER" ]
+check_err $? "/var/lib/dkms/sch-dfs or /usr/src/sch-dfs-$VER left behind"
+left=$(ls /lib/modules/*/updates/dkms/{sch_dfs,sch_stfq,cls_lrufq}.ko* 2>/dev/null)
+[ -z "$left" ]
+check_err $? "modules left behind: $left"
+modinfo -k "$KVER" sch_dfs >/dev/null 2>&1
+check_fail $? "modinfo still finds sch_dfs (depmod not run?)"
+left=$(ls "$PLUGIN_DIR"/{q_dfs,q_stfq,f_lrufq}.so 2>/dev/null)
+[ -z "$left" ]
+check_err $? "plugins left behind: $left"
+man -w tc-dfs >/dev/null 2>&1
+check_fail $? "man -w tc-dfs still finds a page"
+$TC qdisc add dev $DEV root dfs 2>/dev/null
+check_fail $? "stock tc still adds a dfs qdisc"
+log_test "apt-get purge: modules, DKMS tree, plugins and man pages gone"
+
+ksft_exit
