@@ -9,9 +9,11 @@
 #
 #	flood_run OUTDIR SECONDS UDP_SCHEDULE CHILD_QDISC...
 #		runs it (FLOOD_ARGS: more udp_cbr.py send options, e.g.
-#		--src/--rotate); TCP and UDP goodput are measured at the receiver,
-#		per second, from WARMUP to SECONDS; the traffic goes on TAIL
-#		seconds more so that the last probes still see it.
+#		--src/--rotate); the flood starts first (OUTDIR/t0) and goes on
+#		at its last rate until the TCP flows, which run TAIL seconds
+#		past SECONDS so that the last probes still see them, have
+#		ended.  TCP and UDP goodput are measured at the receiver, per
+#		second, from WARMUP to SECONDS.
 #		While it runs, the DFS flags of s1's flow are sampled into
 #		OUTDIR/flags, lines of "SECONDS FLAGS" since the flood began.
 #	flood_udp_bps OUTDIR     UDP goodput, bit/s
@@ -50,17 +52,18 @@ link_bytes()
 		awk '/^qdisc/ { root = / root / } root && $1 == "Sent" { print $2; exit }'
 }
 
-# tail_phase SCHEDULE: the last phase's rate for TAIL seconds.
+# tail_phase SCHEDULE: the last phase's rate on past the schedule, until
+# flood_run stops the sender once the TCP flows have ended.
 tail_phase()
 {
 	local last=${1##*,}
 
-	echo "${last%%:*}:$TAIL"
+	echo "${last%%:*}:$((TAIL + 120))"
 }
 
 flood_run()
 {
-	local out=$1 secs=$2 schedule=$3 i t t0 run
+	local out=$1 secs=$2 schedule=$3 i t t0 run udp_pids=() rc=0
 	shift 3
 
 	# Traffic runs TAIL seconds past the measured window, so that the
@@ -76,21 +79,31 @@ flood_run()
 		start_iperf3_server $(seq 5202 $((5200 + NUM_SENDERS))) persistent ||
 			return 1
 	fi
+	# The flood first, behind a gate (Python may take seconds to start
+	# under emulation), and on at its last rate until the TCP flows have
+	# ended: every second they measure is a second under the flood.
+	gate_init "$out/gate"
+	gate_arm
 	in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
-		--time $((run + 1)) --out "$out/udp.json" &
-	FLOW_PIDS+=($!)
-	sleep 0.5
+		--time $((run + 120)) --out "$out/udp.json" "${GATE_ARGS[@]}" &
+	udp_pids+=($!)
+	gate_arm
+	# shellcheck disable=SC2086 # FLOOD_ARGS: several words
+	in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
+		--port $UDP_PORT --schedule "$schedule,$(tail_phase "$schedule")" \
+		${FLOOD_ARGS:-} "${GATE_ARGS[@]}" > "$out/udp_send.json" &
+	udp_pids+=($!)
+	if ! gate_open 120000; then
+		stop_udp_cbr
+		wait "${udp_pids[@]}"
+		return 1
+	fi
+	t0=$GATE_T0
+	echo "$t0" > "$out/t0"	# the flags' times are from the flood's start
 	for ((i = 2; i <= NUM_SENDERS; i++)); do
 		start_tcp_flow "s$i" $((5200 + i)) "$run" "$out/tcp$i.json" \
 			--get-server-output
 	done
-	# shellcheck disable=SC2086 # FLOOD_ARGS: several words
-	in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
-		--port $UDP_PORT --schedule "$schedule,$(tail_phase "$schedule")" \
-		${FLOOD_ARGS:-} > "$out/udp_send.json" &
-	FLOW_PIDS+=($!)
-	t0=$EPOCHREALTIME
-	echo "$t0" > "$out/t0"	# the flags' times are from here
 
 	# The link's own byte count at the start and the end of the window,
 	# timed by sleep, not by the probes below.
@@ -110,7 +123,10 @@ flood_run()
 	done
 	in_ns r tc -j -s qdisc show dev "$R_OUT" > "$out/qdisc.json"
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
-	wait_flows && return 0
+	wait_flows || rc=1
+	stop_udp_cbr
+	wait "${udp_pids[@]}"
+	[ $rc = 0 ] && return 0
 	# iperf3 3.12 sometimes loses the results exchange at the very end
 	# ("control socket has closed unexpectedly") after a complete run:
 	# that is a failure only if a flow's data did not run its course.
@@ -133,9 +149,8 @@ flood_udp_bps()
 import json, sys
 per_sec = json.load(open(sys.argv[1]))["bytes_per_sec"]
 w, secs = int(sys.argv[2]), int(sys.argv[3])
-# The sink starts half a second before the flood: second k of the flood
-# falls mostly in bin k + 1.
-win = per_sec[w + 1:secs + 1] or [0]
+# The sink's bins start with the flood (the gate).
+win = per_sec[w:secs] or [0]
 print(int(sum(win) * 8 / len(win)))
 PY
 }

@@ -11,8 +11,9 @@
 #		stfq 10: under the shaper, classes 10:1 (low) and 10:2
 #		(high), pfifo children, the lrufq filter on 10:
 #	lrufq_run OUTDIR SECONDS NUDP
-#		runs the traffic; goodputs measured at the receiver, per
-#		second, less the first WARMUP seconds
+#		runs the traffic: the floods start first and end after the
+#		TCP flows; goodputs measured at the receiver, per second,
+#		less the first WARMUP seconds
 #	lrufq_tcp_bps OUTDIR / lrufq_udp_bps OUTDIR   sums, bit/s
 
 source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib.sh"
@@ -59,29 +60,38 @@ lrufq_link_bps()
 
 lrufq_run()
 {
-	local out=$1 secs=$2 nudp=$3 i
+	local out=$1 secs=$2 nudp=$3 i udp_pids=()
 
 	rm -rf "$out"
 	mkdir -p "$out"
 	for ((i = nudp + 1; i <= NUM_SENDERS; i++)); do
 		start_iperf3_server $((5200 + i)) || return 1
 	done
+	# The floods first, behind a gate (Python may take seconds to
+	# start), and until the last TCP flow has ended: every second a TCP
+	# flow measures is a second under the floods.
+	gate_init "$out/gate"
 	for ((i = 1; i <= nudp; i++)); do
+		gate_arm
 		in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $((9000 + i)) \
-			--time $((secs + 1)) --out "$out/udp$i.json" &
-		FLOW_PIDS+=($!)
+			--time $((secs + 120)) --out "$out/udp$i.json" \
+			"${GATE_ARGS[@]}" &
+		udp_pids+=($!)
+		gate_arm
+		in_ns "s$i" python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
+			--port $((9000 + i)) --rate "${LINK_BPS}" \
+			--time $((secs + 120)) "${GATE_ARGS[@]}" > /dev/null &
+		udp_pids+=($!)
 	done
-	sleep 0.5
+	if ! gate_open 120000; then
+		stop_udp_cbr
+		wait "${udp_pids[@]}"
+		return 1
+	fi
 	LRUFQ_SECS=$secs
 	for ((i = nudp + 1; i <= NUM_SENDERS; i++)); do
 		start_tcp_flow "s$i" $((5200 + i)) "$secs" "$out/tcp$i.json" \
 			--get-server-output
-	done
-	for ((i = 1; i <= nudp; i++)); do
-		in_ns "s$i" python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
-			--port $((9000 + i)) --rate "${LINK_BPS}" --time "$secs" \
-			> /dev/null &
-		FLOW_PIDS+=($!)
 	done
 	# The shaper's byte counter over the middle of the run: the link
 	# throughput, free of the flows' staggered starts.
@@ -90,7 +100,11 @@ lrufq_run()
 	sleep $((secs - WARMUP - 3))
 	lrufq_link_sample >> "$out/link"
 	in_ns r tc -s -d filter show dev "$R_OUT" parent 10: > "$out/filter.txt" 2>&1
-	wait_flows
+	# iperf3 3.12 may lose its results exchange after a complete run:
+	# the goodputs come from the intervals that ran (iperf3_rates.py).
+	wait_flows || log_info "$out: an iperf3 client reported an error"
+	stop_udp_cbr
+	[ $nudp -gt 0 ] && wait "${udp_pids[@]}"
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
 }
 
@@ -114,7 +128,7 @@ w = int(sys.argv[1])
 total = 0
 for path in sys.argv[2:]:
     per_sec = json.load(open(path))["bytes_per_sec"]
-    # The sinks start half a second early and run a second longer.
+    # Bins from the floods' start; the last one is the TCP flows' end.
     win = per_sec[w + 1:-1] or [0]
     total += sum(win) * 8 / len(win)
 print(int(total))

@@ -212,6 +212,62 @@ busywait()
 	done
 }
 
+# --- a common start for slow starters ---------------------------------------
+#
+# A Python process takes seconds to start in a loaded TCG guest: 12 s were
+# measured for a UDP sender started beside 8 TCP flows.  A flood started
+# "before" the flows it competes with then runs after them, and the two
+# goodputs, each over its own run, add up to more than the link (issue 17).
+# Such processes take "${GATE_ARGS[@]}" (tools/lablib/gate.py): they set
+# up, say they are ready, and wait; gate_open lets them all go at once.
+#
+#	gate_init DIR		a new gate, its files in DIR
+#	gate_arm		GATE_ARGS for the next process behind the gate
+#	gate_open TIMEOUT_MS	wait until every armed process is ready, then
+#				open; GATE_T0 is then the opening, on
+#				EPOCHREALTIME's clock
+
+gate_init()
+{
+	GATE_DIR=$1
+	GATE_N=0
+	rm -rf "$GATE_DIR" && mkdir -p "$GATE_DIR"
+}
+
+gate_arm()
+{
+	GATE_N=$((GATE_N + 1))
+	GATE_ARGS=(--ready "$GATE_DIR/ready.$GATE_N" --go "$GATE_DIR/go")
+}
+
+gate_ready_count()
+{
+	find "$GATE_DIR" -name 'ready.*' | wc -l
+}
+
+gate_all_ready()
+{
+	[ "$(gate_ready_count)" -ge "$GATE_N" ]
+}
+
+gate_open()
+{
+	if ! busywait "$1" gate_all_ready; then
+		echo "gate: $(gate_ready_count) of $GATE_N processes ready after $(($1 / 1000)) s" >&2
+		return 1
+	fi
+	echo 0 > "$GATE_DIR/go.tmp" && mv "$GATE_DIR/go.tmp" "$GATE_DIR/go"
+	GATE_T0=$EPOCHREALTIME
+}
+
+# stop_udp_cbr: end every tools/udp_cbr.py of this test (SIGTERM: each
+# writes its report first).  Tests run one at a time in the VM.
+stop_udp_cbr()
+{
+	pkill -TERM -f 'udp_cbr\.py (send|sink) ' 2>/dev/null
+	return 0
+}
+
 # --- network namespaces -----------------------------------------------------
 
 # Every namespace name gets this prefix, so that parallel runs (or a test

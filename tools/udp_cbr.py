@@ -12,8 +12,10 @@ path: the sink counts what arrives, per second, and writes JSON.
                   [--src ADDR,ADDR,... [--rotate SECONDS]]
   udp_cbr.py sink --port P --time 12 --out FILE [--bind ADDR]
 
---ready/--go (send): wait at a common start with other processes
-(tools/lablib/gate.py).
+--ready/--go: wait at a common start with other processes
+(tools/lablib/gate.py); the sink binds its socket first, and its
+per-second bins start at the go.  SIGTERM ends either early, cleanly: the
+sender prints its report, the sink writes its bins so far.
 
 The schedule form sends each rate for its seconds in turn (VBR attacks).
 --src binds the sender to the first address; with --rotate it moves to
@@ -22,6 +24,7 @@ the next one (round robin) every SECONDS: an attacker rotating addresses.
 import argparse
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -29,6 +32,14 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lablib"))
 import gate  # noqa: E402  (tools/lablib/gate.py: the lab's common start)
+
+
+STOP = []
+
+
+def stop_on_term():
+    """SIGTERM ends the run at the next loop turn, not mid-report."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: STOP.append(signum))
 
 
 def parse_rate(text):
@@ -62,19 +73,22 @@ def send(args):
     # tests time what they judge from these, not from their own start
     # (this process may take seconds to start under emulation).
     phase_starts = []
+    stop_on_term()
     gate.wait_go(args.ready, args.go)
     for rate, secs in phases:
+        if STOP:
+            break
         phase_starts.append(time.time())
-        if rate <= 0:		# a silent phase (on-off attacks)
-            time.sleep(secs)
-            continue
-        gap = args.size * 8 / rate
+        gap = args.size * 8 / rate if rate > 0 else 0
         start = time.monotonic()
         nxt = start
-        while True:
+        while not STOP:
             now = time.monotonic()
             if now - start >= secs:
                 break
+            if rate <= 0:	# a silent phase (on-off attacks)
+                time.sleep(min(secs - (now - start), 0.1))
+                continue
             if args.rotate and now - rotated >= args.rotate:
                 sock.close()
                 src_idx += 1
@@ -98,9 +112,11 @@ def sink(args):
     sock = socket.socket(family, socket.SOCK_DGRAM)
     sock.bind((args.bind, args.port))
     sock.settimeout(0.2)
+    stop_on_term()
+    gate.wait_go(args.ready, args.go)
     start = time.monotonic()
     per_sec = [0] * int(args.time + 1)
-    while True:
+    while not STOP:
         now = time.monotonic()
         if now - start >= args.time:
             break
@@ -111,7 +127,8 @@ def sink(args):
         idx = int(time.monotonic() - start)
         if idx < len(per_sec):
             per_sec[idx] += len(data)
-    result = {"bytes_per_sec": per_sec[: int(args.time)]}
+    seen = min(int(time.monotonic() - start), int(args.time))
+    result = {"bytes_per_sec": per_sec[:seen]}
     with open(args.out, "w") as fh:
         json.dump(result, fh)
 
@@ -135,6 +152,7 @@ def main():
     k.add_argument("--time", type=float, required=True)
     k.add_argument("--out", required=True)
     k.add_argument("--bind", default="0.0.0.0")
+    gate.add_args(k)
     args = ap.parse_args()
     return send(args) if args.cmd == "send" else sink(args)
 
