@@ -65,7 +65,7 @@ TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
 .PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo \
 	bench install clean checkpatch kernels build-kernels check-kernels \
-	kernel-known test-modules
+	kernel-known test-modules deb check-dkms
 
 all: modules
 
@@ -76,11 +76,13 @@ else
 	tools/build-modules.sh $(KDIR) $(MODDIR)
 endif
 
-# The selftests' test device (selftests/drivers/pushback), never installed.
-TEST_DRIVERS := $(CURDIR)/selftests/drivers/pushback
+# The selftests' test device and test qdisc (selftests/drivers/), never
+# installed.
+TEST_DRIVERS := pushback peekdrop
 test-modules: modules
 ifeq ($(KERNEL),)
-	$(MAKE) -C $(KDIR) M=$(TEST_DRIVERS) modules
+	for d in $(TEST_DRIVERS); do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/drivers/$$d modules || exit 1; done
 endif
 
 # A KERNEL that is not installed fails here, with what to do.
@@ -132,6 +134,17 @@ check-kernels:
 	for k in $(KERNELS); do \
 		$(MAKE) selftests tdc KERNEL=$$k || exit 1; done
 
+# The Debian packages, into build/deb/: sch-dfs-dkms (the module sources,
+# built on the target by DKMS) and sch-dfs-tc (plugins and man pages).
+deb:
+	tools/make-deb.sh
+
+# The packages as an admin installs them, in a guest booting KERNEL (6.1
+# by default): apt install, DKMS builds for the running kernel, modprobe,
+# Debian's own tc, apt purge.  None of our .ko files are loaded there.
+check-dkms: deb
+	$(VM_KERNEL) selftests/run_dkms_vm.sh
+
 check-debug: tc
 	tools/check-debug.sh
 
@@ -165,6 +178,7 @@ install: modules tc
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C $(KDIR) M=$(TEST_DRIVERS) clean
+	for d in $(TEST_DRIVERS); do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/drivers/$$d clean; done
 	$(MAKE) -C selftests/unit clean
 	rm -rf build

@@ -10,17 +10,22 @@
 # the child then hands over a packet (qdisc_peek_dequeued() puts the one
 # it dequeued back).  stfq_dequeue() once erased the class from the tree a
 # second time and counted it out twice: a corrupt rbtree and nactive
-# wrapping below zero.  Which children report so depends on the kernel
-# (6.1's codel and fq_codel hold the report back while empty, cake does
-# not; newer kernels report always), so all three are used.
+# wrapping below zero.  Stable kernels of 2025 on made codel's and
+# fq_codel's peek put the packet back before reporting, so on 6.1.192,
+# 6.12 and 7.x they no longer do this; peekdrop (selftests/drivers/
+# peekdrop), a test qdisc that drops down to its last packet at every
+# dequeue and reports it while empty, does it on every kernel, as the
+# older codel did and as any child may.
 #
 # A dummy device, pktgen in queue_xmit mode: HTB 10 Mbit/s, stfq under it
-# with three classes at weights 1, 1 and 100: codel and fq_codel under
-# the light ones, fed a little more than their share, so their packets
+# with four classes at weights 1, 1, 100 and 1: codel and fq_codel under
+# the first two, fed a little more than their share, so their packets
 # wait long in short queues and are dropped down to nothing; cake (rtt
-# 1ms) under the heavy one, flooded.  Under the flood, STFQ_ROUNDS times: class weights
-# changed, children replaced, the fq_codel class deleted with packets
-# queued and added again.  Asserted: every change succeeded, the children
+# 1ms) under the heavy one, flooded; peekdrop under the fourth, fed more
+# than its share, so that every time stfq serves it, it reports drops
+# from inside stfq's dequeue.  Under the flood, STFQ_ROUNDS times: class
+# weights changed, children replaced, the fq_codel class deleted with
+# packets queued and added again.  Asserted: every change succeeded, the children
 # dropped at dequeue, and once the flood stops stfq drains to nothing
 # queued and no class active (nactive is exactly 0); then the whole tree
 # is deleted under a second flood.  The VM runner fails the run on any
@@ -58,7 +63,17 @@ child_drops()
 	in_ns $NS tc -s -j qdisc show dev $DEV | python3 -c '
 import json, sys
 print(sum(q.get("drops", 0) for q in json.load(sys.stdin)
-          if q["kind"] in ("codel", "fq_codel", "cake")))'
+          if q["kind"] in ("codel", "fq_codel", "cake", "peekdrop")))'
+}
+
+# peekdrop_drops: what the test qdisc dropped (and so reported from inside
+# stfq's dequeue).
+peekdrop_drops()
+{
+	in_ns $NS tc -s -j qdisc show dev $DEV | python3 -c '
+import json, sys
+print(sum(q.get("drops", 0) for q in json.load(sys.stdin)
+          if q["kind"] == "peekdrop"))'
 }
 
 setup()
@@ -73,21 +88,28 @@ setup()
 		class add dev $DEV parent 10: classid 10:1 stfq weight 1
 		class add dev $DEV parent 10: classid 10:2 stfq weight 1
 		class add dev $DEV parent 10: classid 10:3 stfq weight 100
+		class add dev $DEV parent 10: classid 10:4 stfq weight 1
 		qdisc add dev $DEV parent 10:1 handle 101: codel target 1ms interval 10ms limit 10000
 		qdisc add dev $DEV parent 10:2 handle 102: fq_codel target 1ms interval 10ms
 		qdisc add dev $DEV parent 10:3 handle 103: cake unlimited rtt 1ms besteffort
+		qdisc add dev $DEV parent 10:4 handle 104: peekdrop
 		filter add dev $DEV parent 10: protocol ip prio 1 flower src_ip 10.0.1.0/24 classid 10:1
 		filter add dev $DEV parent 10: protocol ip prio 2 flower src_ip 10.0.2.0/24 classid 10:2
+		filter add dev $DEV parent 10: protocol ip prio 3 flower src_ip 10.0.4.0/24 classid 10:4
 	EOF
 	# Thread 0 floods the heavy class; thread 1 sends the light ones a
 	# packet every 20 and 15 ms, a little more than their 1% share
 	# (12 packets/s) carries.  Their queues stay short while each packet
 	# waits long, so codel and fq_codel drop them down to nothing, often
 	# in the very dequeue that hands over their last packet.
-	pg_add $NS $DEV 0 && pg_add $NS $DEV@1 1 && pg_add $NS $DEV@2 1 || return 1
+	# Thread 1 also sends peekdrop's class a packet every 10 ms, so that
+	# it always has more than one queued when it is served.
+	pg_add $NS $DEV 0 && pg_add $NS $DEV@1 1 && pg_add $NS $DEV@2 1 &&
+		pg_add $NS $DEV@3 1 || return 1
 	pg_stream $DEV 10.0.3 0 || return 1
 	pg_stream $DEV@1 10.0.1 20000000 || return 1
-	pg_stream $DEV@2 10.0.2 15000000
+	pg_stream $DEV@2 10.0.2 15000000 || return 1
+	pg_stream $DEV@3 10.0.4 10000000
 }
 
 # pg_stream PGDEV NET DELAY_NS: 1000-byte UDP from NET.1-NET.254 to one
@@ -129,6 +151,7 @@ require_qdisc stfq
 require_qdisc codel
 require_qdisc fq_codel
 require_qdisc cake
+require_qdisc peekdrop
 trap cleanup EXIT
 
 setup || { echo "setup failed"; exit $ksft_fail; }
@@ -141,13 +164,16 @@ for ((r = 0; r < ROUNDS; r++)); do
 	sleep 0.3
 done
 drops=$(child_drops)
+pdrops=$(peekdrop_drops)
 pg_stop $NS
-log_info "$r rounds of changes; the children dropped $drops packets"
+log_info "$r rounds of changes; the children dropped $drops packets, peekdrop $pdrops"
 log_test "stfq classes and children changed and deleted under a flood"
 
 RET=0
 [ "$drops" -gt 0 ] 2>/dev/null
 check_err $? "no child dropped a packet: the case was not exercised"
+[ "$pdrops" -gt 0 ] 2>/dev/null
+check_err $? "peekdrop dropped nothing: no drop was reported from stfq's dequeue"
 log_test "children dropped at dequeue"
 
 # HTB drains stfq at 10 Mbit/s; wait for the queue to empty.

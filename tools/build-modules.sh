@@ -25,10 +25,11 @@ OUT=$(cd "$OUT" && pwd)
 	-not -path 'compat/user/*' -print0 |
 	xargs -0 cp -p --parents -t "$OUT")
 
-# The modules, then the selftests' test device (never installed).
+# The modules, then the selftests' test device and qdisc (never installed).
 log=$OUT/build.log
 if ! { make -C "$KDIR" M="$OUT" W=1 modules &&
-       make -C "$KDIR" M="$OUT/selftests/drivers/pushback" W=1 modules; } > "$log" 2>&1; then
+       make -C "$KDIR" M="$OUT/selftests/drivers/pushback" W=1 modules &&
+       make -C "$KDIR" M="$OUT/selftests/drivers/peekdrop" W=1 modules; } > "$log" 2>&1; then
 	cat "$log" >&2
 	echo "build-modules: FAIL: the build against $KDIR failed" >&2
 	exit 1
@@ -38,7 +39,8 @@ if grep -i 'warning' "$log" >&2; then
 	exit 1
 fi
 for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko \
-	  selftests/drivers/pushback/pushback.ko; do
+	  selftests/drivers/pushback/pushback.ko \
+	  selftests/drivers/peekdrop/sch_peekdrop.ko; do
 	[ -f "$OUT/$ko" ] || { echo "build-modules: FAIL: no $ko" >&2; exit 1; }
 done
-echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 3 modules and the test device, W=1, no warning"
+echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 3 modules and the test device and qdisc, W=1, no warning"
