@@ -33,14 +33,22 @@ RET=0
 setup_bottleneck "$R_OUT" 10mbit dfs limit 100000 prune 1s
 check_err $? "setup"
 start_iperf3_server 5202 && start_iperf3_server 5203
-start_tcp_flow s2 5202 10 /dev/null
-FAMILY=6 start_tcp_flow s3 5203 10 /dev/null
+# The UDP senders behind a gate (Python may take seconds to start), and
+# all four flows on until the changes below are done, however long the
+# tc execs take: they are stopped then.
+gate_init "$(mktemp -d /tmp/dfs_lifecycle.XXXXXX)"
+gate_arm
 in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9000 \
-	--rate 20M --time 10 >/dev/null &
+	--rate 20M --time 120 "${GATE_ARGS[@]}" >/dev/null &
 FLOW_PIDS+=($!)
+gate_arm
 in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP6" --port 9000 \
-	--rate 5M --time 10 >/dev/null &
+	--rate 5M --time 120 "${GATE_ARGS[@]}" >/dev/null &
 FLOW_PIDS+=($!)
+gate_open 120000
+check_err $? "the UDP senders did not start"
+start_tcp_flow s2 5202 120 /dev/null
+FAMILY=6 start_tcp_flow s3 5203 120 /dev/null
 sleep 3
 for change in "order 2" "cache 1" "limit 20000" "order 64 cache 64" \
 	      "key 5tuple" "key src" "key srcdst" "cache 0" "cache 32 order 32"; do
@@ -54,7 +62,10 @@ log_info "after the changes: $STATS"
 [ "$(stat flows)" -ge 2 ]
 check_err $? "flows not tracked after the changes"
 busy_flows=$(stat flows) busy_pruned=$(stat pruned)
+stop_udp_cbr
+pkill -TERM -f 'iperf3 -c ' 2>/dev/null
 wait_flows
+rm -rf "$GATE_DIR"
 log_test "dfs: change under traffic (order, cache, limit, key)"
 
 RET=0
