@@ -23,9 +23,11 @@
 # (selftests/run_dkms_vm.sh).  DKMS_TEST_ANYWHERE=1 runs it elsewhere, on
 # a machine that may be changed so.  DEB_DIR: where the .debs are.
 #
-# Under TCG DKMS takes minutes: it compiles the modules in the guest, for
-# the running kernel and, as Debian's dkms does, for the newest installed
-# kernel too.
+# Under TCG DKMS takes minutes: it compiles the modules in the guest.
+# Debian's dkms builds for the running kernel and for the newest one that
+# has a /boot/config-*; in the guest, which shares the host's /boot, that
+# would be a second build (booting 6.1 with 6.12 installed), so the guest
+# sees only the running kernel's config unless DKMS_TEST_ALL_KERNELS=1.
 
 source "$(dirname "$0")/../tools/lib.sh"
 
@@ -80,6 +82,7 @@ installed() {
 
 cleanup()
 {
+	mountpoint -q /boot && [ -n "${BOOT_HIDDEN:-}" ] && umount /boot
 	ip link del $DEV 2>/dev/null
 	for ((i = ${#MODS[@]} - 1; i >= 0; i--)); do
 		modprobe -q -r "${MODS[i]}" 2>/dev/null
@@ -124,6 +127,13 @@ if [ "${DKMS_TEST_ANYWHERE:-0}" != 1 ] && [ ! -e /var/cache/man/index.db ] &&
    [ -e /var/lib/man-db/auto-update ]; then
 	log_info "man-db auto-update off: the guest's /var/cache/man is empty"
 	rm -f /var/lib/man-db/auto-update
+fi
+if [ "${DKMS_TEST_ANYWHERE:-0}" != 1 ] && [ "${DKMS_TEST_ALL_KERNELS:-0}" != 1 ]; then
+	cp /boot/config-"$KVER" "$LOG/" &&
+		mount -t tmpfs -o size=16m,mode=0755 boot /boot && BOOT_HIDDEN=1 &&
+		cp "$LOG/config-$KVER" /boot/ ||
+		{ echo "FAIL: cannot leave only config-$KVER in the guest's /boot"; exit $ksft_fail; }
+	log_info "the guest's /boot has only config-$KVER: DKMS builds for $KVER alone"
 fi
 RET=0
 start=$SECONDS
