@@ -216,7 +216,8 @@ for p in q_dfs q_stfq f_lrufq; do
 	[ -f "$PLUGIN_DIR/$p.so" ] && dpkg -S "$PLUGIN_DIR/$p.so" 2>/dev/null | grep -q '^sch-dfs-tc:'
 	check_err $? "$PLUGIN_DIR/$p.so is not there from sch-dfs-tc"
 done
-dpkg -S "$(readlink -f $TC)" 2>/dev/null | grep -q '^iproute2:'
+# Debian 12 is merged-/usr: dpkg knows the file as /sbin/tc.
+{ dpkg -S "$(readlink -f $TC)"; dpkg -S /sbin/tc; } 2>/dev/null | grep -q '^iproute2:'
 check_err $? "$TC is not iproute2's"
 log_test "plugins in $PLUGIN_DIR, $TC from iproute2"
 
@@ -285,7 +286,8 @@ RET=0
 start=$SECONDS
 apt-get purge -y sch-dfs-dkms sch-dfs-tc 2>&1 | sed -u 's/^/    | /'
 rc=${PIPESTATUS[0]}
-log_info "apt-get purge took $((SECONDS - start))s"
+log_info "apt-get purge took $((SECONDS - start))s, status $rc; dpkg now:" \
+	"$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}; ' 'sch-dfs*' 2>&1)"
 check_err $rc "apt-get purge failed"
 ! installed sch-dfs-dkms && ! installed sch-dfs-tc
 check_err $? "the packages are still installed"
