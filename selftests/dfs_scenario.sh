@@ -94,8 +94,7 @@ flood_run()
 		${FLOOD_ARGS:-} "${GATE_ARGS[@]}" > "$out/udp_send.json" &
 	udp_pids+=($!)
 	if ! gate_open 120000; then
-		stop_udp_cbr
-		wait "${udp_pids[@]}"
+		stop_udp_cbr "${udp_pids[@]}"
 		return 1
 	fi
 	t0=$GATE_T0
@@ -124,8 +123,7 @@ flood_run()
 	in_ns r tc -j -s qdisc show dev "$R_OUT" > "$out/qdisc.json"
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
 	wait_flows || rc=1
-	stop_udp_cbr
-	wait "${udp_pids[@]}"
+	stop_udp_cbr "${udp_pids[@]}"
 	[ $rc = 0 ] && return 0
 	# iperf3 3.12 sometimes loses the results exchange at the very end
 	# ("control socket has closed unexpectedly") after a complete run:

@@ -84,8 +84,7 @@ lrufq_run()
 		udp_pids+=($!)
 	done
 	if ! gate_open 120000; then
-		stop_udp_cbr
-		wait "${udp_pids[@]}"
+		stop_udp_cbr "${udp_pids[@]}"
 		return 1
 	fi
 	LRUFQ_SECS=$secs
@@ -103,8 +102,7 @@ lrufq_run()
 	# iperf3 3.12 may lose its results exchange after a complete run:
 	# the goodputs come from the intervals that ran (iperf3_rates.py).
 	wait_flows || log_info "$out: an iperf3 client reported an error"
-	stop_udp_cbr
-	[ $nudp -gt 0 ] && wait "${udp_pids[@]}"
+	stop_udp_cbr "${udp_pids[@]}"
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
 }
 

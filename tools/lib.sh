@@ -260,11 +260,13 @@ gate_open()
 	GATE_T0=$EPOCHREALTIME
 }
 
-# stop_udp_cbr: end every tools/udp_cbr.py of this test (SIGTERM: each
-# writes its report first).  Tests run one at a time in the VM.
+# stop_udp_cbr [PID...]: end every tools/udp_cbr.py of this test (SIGTERM:
+# each writes its report first), then wait for the PIDs given, the
+# background jobs that started them.  Tests run one at a time in the VM.
 stop_udp_cbr()
 {
 	pkill -TERM -f 'udp_cbr\.py (send|sink) ' 2>/dev/null
+	[ $# -eq 0 ] || wait "$@"
 	return 0
 }
 
