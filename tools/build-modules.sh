@@ -16,14 +16,18 @@ set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 KDIR OUTDIR" >&2; exit 2; }
 KDIR=$1 OUT=$2
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tools/source-files.sh
+source "$REPO/tools/source-files.sh"
 
 [ -e "$KDIR/Makefile" ] || { echo "build-modules: no kernel tree at $KDIR" >&2; exit 1; }
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-(cd "$REPO" && find Kbuild compat sch_dfs sch_stfq cls_lrufq include \
-	selftests/drivers -type f \( -name '*.[ch]' -o -name 'Kbuild*' \) \
-	-not -path 'compat/user/*' -print0 |
-	xargs -0 cp -p --parents -t "$OUT")
+while IFS= read -r -d '' f; do
+	case $f in compat/user/*) continue ;; esac	# userspace only
+	[ -f "$REPO/$f" ] || continue			# deleted in the worktree
+	(cd "$REPO" && cp -p --parents "$f" "$OUT")
+done < <(source_files "$REPO" Kbuild compat sch_dfs sch_stfq cls_lrufq include \
+		      selftests/drivers)
 
 # The modules, then the selftests' test device and qdisc (never installed).
 log=$OUT/build.log
@@ -42,5 +46,14 @@ for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko \
 	  selftests/drivers/pushback/pushback.ko \
 	  selftests/drivers/peekdrop/sch_peekdrop.ko; do
 	[ -f "$OUT/$ko" ] || { echo "build-modules: FAIL: no $ko" >&2; exit 1; }
+	# One vermagic, this kernel's: a stale <module>.mod.c in OUTDIR
+	# (from a copy made before build-modules skipped build products)
+	# would link a second one, and the module would not load.
+	vm=$(modinfo -F vermagic "$OUT/$ko" | awk '{print $1}' | paste -sd' ')
+	if [ -r "$KDIR/include/config/kernel.release" ] &&
+	   [ "$vm" != "$(cat "$KDIR/include/config/kernel.release")" ]; then
+		echo "build-modules: FAIL: $ko has vermagic '$vm': rm -rf $OUT and build again" >&2
+		exit 1
+	fi
 done
 echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 3 modules and the test device and qdisc, W=1, no warning"

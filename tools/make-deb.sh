@@ -29,6 +29,8 @@ set -euo pipefail
 shopt -s inherit_errexit
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tools/source-files.sh
+source "$ROOT/tools/source-files.sh"
 BUILD=$ROOT/build
 OUT=$BUILD/deb
 PKG=sch-dfs
@@ -110,17 +112,6 @@ STAGE=$SRC/$PKG-$VERSION
 rm -rf "$SRC"
 mkdir -p "$STAGE/tc"
 
-# The files of the checkout (committed or not, never build products)
-# under PATH...; without git, every file there.
-source_files() {
-	if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-		git -C "$ROOT" ls-files -z --cached --others --exclude-standard -- "$@"
-	else
-		(cd "$ROOT" && find "$@" -type f -not -name '*.o' -not -name '*.ko' \
-			-not -name '*.mod*' -not -name '.*' -print0)
-	fi
-}
-
 # What the top-level Kbuild builds from (compat/user/ is userspace only),
 # the DKMS configuration, the packaging, and the documentation.
 n=0
@@ -129,7 +120,7 @@ while IFS= read -r -d '' f; do
 	case $f in compat/user/*|debian/changelog.in) continue ;; esac
 	install -D -m "$(stat -c %a "$ROOT/$f")" "$ROOT/$f" "$STAGE/$f"
 	n=$((n + 1))
-done < <(source_files Kbuild compat include/uapi sch_dfs sch_stfq cls_lrufq \
+done < <(source_files "$ROOT" Kbuild compat include/uapi sch_dfs sch_stfq cls_lrufq \
 		      dkms.conf debian README.md)
 for f in Kbuild dkms.conf debian/control debian/rules sch_dfs/Kbuild \
 	 sch_stfq/Kbuild cls_lrufq/Kbuild; do
