@@ -62,9 +62,11 @@ for ((i = 10; i < 50; i++)); do
 done
 ip -n "$(nsname s1)" -batch - <<<"$b" || exit $ksft_fail
 
-run=$((SECS + TAIL))
-case_run toggle "$(repeat "0.8M:1,1.6M:1" $((run / 2 + 1)))"
-case_run pulse "$(repeat "20M:0.3,0:0.7" $((run + 1)))"
+# The patterns last past the TCP flows, however late those start (the
+# measured window starts with the last one): flood_run stops the attacker.
+run=$((SECS + TAIL + 60))
+case_run toggle "$(repeat "0.8M:1,1.6M:1" $((run / 2)))"
+case_run pulse "$(repeat "20M:0.3,0:0.7" "$run")"
 FLOOD_ARGS="--src $srcs --rotate 1" case_run rotate "20M:$SECS"
 
 ksft_exit

@@ -46,7 +46,7 @@ RET=0
 flood_run "$OUT/dfs" "$SECS" "20M:$SECS" dfs limit 100000
 check_err $? "traffic did not run"
 summary "$OUT/dfs" dfs
-log_info "dfs: flood flow flags (seconds flags): $(tr '\n' ';' < "$OUT/dfs/flags")"
+log_info "dfs: flood flow flags (seconds flags, at each change): $(flood_flag_changes "$OUT/dfs")"
 check_flood_cut "$OUT/dfs"
 awk -v u="$UTIL" 'BEGIN { exit !(u >= 0.85) }'
 check_err $? "link utilisation $UTIL < 0.85"

@@ -37,6 +37,9 @@ start_iperf3_server 5202 && start_iperf3_server 5203
 # all four flows on until the changes below are done, however long the
 # tc execs take: they are stopped then.
 gate_init "$(mktemp -d /tmp/dfs_lifecycle.XXXXXX)"
+# dfs's own counters every 0.25 s over netlink, to time the pruning from
+# the traffic's real end (below).
+qdisc_sampler_start "$GATE_DIR/samples" --kind dfs
 gate_arm
 in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9000 \
 	--rate 20M --time 120 "${GATE_ARGS[@]}" >/dev/null &
@@ -65,18 +68,48 @@ busy_flows=$(stat flows) busy_pruned=$(stat pruned)
 stop_udp_cbr
 pkill -TERM -f 'iperf3 -c ' 2>/dev/null
 wait_flows
-rm -rf "$GATE_DIR"
 log_test "dfs: change under traffic (order, cache, limit, key)"
 
+# traffic_end: seconds since the epoch of the last sample in which dfs
+# saw more than a few packets arrive (sent + dropped): killed TCP senders
+# still send what their socket buffers hold, for seconds at 10 Mbit/s.
+# Stray packets after it (neighbour discovery, a FIN) are not traffic.
+traffic_end()
+{
+	awk '{ n = $3 + $4 } NR > 1 && n - last > 3 { t = $1 } { last = n }
+	     END { print t }' "$GATE_DIR/samples"
+}
+
+# Every flow of the traffic is gone; a packet since may have made a new
+# one, which is rightly kept.
+all_pruned()
+{
+	[ $(($(stat pruned) - busy_pruned)) -ge "$busy_flows" ] &&
+		[ "$(stat flows)" -lt "$busy_flows" ]
+}
+
 RET=0
-sleep 3.5
-STATS=$(qstat)
+# A flow is idle once it has no packet since the last round began, and
+# rounds begin every interval: pruned at most 2 intervals (2 s) after its
+# last packet, and a round takes a few timer runs.  Judged from the
+# traffic's end, with 3 s for a slow guest; the stats are read after ts.
+bound=5
+for ((i = 0; i < 120; i++)); do
+	sleep 0.5
+	ts=$EPOCHREALTIME
+	STATS=$(qstat)
+	end=$(traffic_end)
+	all_pruned && break
+	# Not pruned, bound seconds after the last traffic: a failure.
+	awk -v ts="$ts" -v e="${end:-0}" -v b="$bound" 'BEGIN { exit !(ts - e > b) }' &&
+		break
+done
 log_info "idle: $STATS"
-# Every flow of the traffic is gone; a packet since (neighbour discovery,
-# a late FIN) may have made a new one, which is rightly kept.
-[ $(($(stat pruned) - busy_pruned)) -ge "$busy_flows" ] &&
-	[ "$(stat flows)" -lt "$busy_flows" ]
-check_err $? "idle flows not pruned: $STATS"
+all_pruned
+check_err $? "idle flows not pruned ${bound} s after the traffic ended: $STATS"
+log_info "the traffic's last packets (sampler) $(awk -v ts="$ts" -v e="${end:-0}" 'BEGIN { printf "%.1f", ts - e }') s before these stats"
+qdisc_sampler_stop
+rm -rf "$GATE_DIR"
 log_test "dfs: idle flows pruned (prune 1s)"
 
 RET=0

@@ -11,15 +11,21 @@
 #		runs it (FLOOD_ARGS: more udp_cbr.py send options, e.g.
 #		--src/--rotate); the flood starts first (OUTDIR/t0) and goes on
 #		at its last rate until the TCP flows, which run TAIL seconds
-#		past SECONDS so that the last probes still see them, have
-#		ended.  TCP and UDP goodput are measured at the receiver, per
-#		second, from WARMUP to SECONDS.
-#		While it runs, the DFS flags of s1's flow are sampled into
-#		OUTDIR/flags, lines of "SECONDS FLAGS" since the flood began.
+#		past SECONDS, have ended.  Goodputs are measured at the
+#		receiver, per second, from WARMUP to SECONDS: for each TCP flow
+#		on its own clock, for the flood and the link from when the
+#		last TCP flow had started (OUTDIR/window: the flood's seconds
+#		that were measured).  Under emulation the flows may start
+#		seconds after the flood, which meanwhile had the link alone.
+#		tools/qdisc_sample.py samples the link's counters and the DFS
+#		flags of s1's flow every 0.25 s over netlink into
+#		OUTDIR/flags, lines of "SECONDS FLAGS" since the flood began
+#		("-": not cached, "cached": no flag).
 #	flood_udp_bps OUTDIR     UDP goodput, bit/s
 #	flood_xstat OUTDIR NAME  a dfs statistic at the end of the run
-#	flood_util OUTDIR        link utilisation past the warm-up (0..1)
+#	flood_util OUTDIR        link utilisation over the window (0..1)
 #	flood_tcp_bps OUTDIR     TCP goodputs, bit/s, one per flow
+#	flood_flag_changes OUTDIR  "SECONDS FLAGS;" at each change
 
 source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib.sh"
 
@@ -27,30 +33,8 @@ TOOLS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)
 LINK_RATE=${LINK_RATE:-10mbit}
 LINK_BPS=${LINK_BPS:-10000000}
 WARMUP=${WARMUP:-2}
-TAIL=${TAIL:-3}
+TAIL=${TAIL:-5}
 UDP_PORT=9000
-
-# dfs_flow_flags SRC: flags of SRC's flow in the DFS cache ("cached" when
-# it has none, "" when it is not cached).  Text, not JSON: tc 6.1 prints
-# classes as text only.
-dfs_flow_flags()
-{
-	in_ns r tc -s class show dev "$R_OUT" |
-		awk -v src="$1" '$1 == "src" && $2 == src {
-			f = ""
-			for (i = 3; i <= NF; i++)
-				if ($i == "malicious" || $i == "trending")
-					f = f (f ? "," : "") $i
-			print f ? f : "cached"
-		}'
-}
-
-# link_bytes: bytes the bottleneck's shaper (the root qdisc) has sent.
-link_bytes()
-{
-	in_ns r tc -s qdisc show dev "$R_OUT" |
-		awk '/^qdisc/ { root = / root / } root && $1 == "Sent" { print $2; exit }'
-}
 
 # tail_phase SCHEDULE: the last phase's rate on past the schedule, until
 # flood_run stops the sender once the TCP flows have ended.
@@ -63,11 +47,11 @@ tail_phase()
 
 flood_run()
 {
-	local out=$1 secs=$2 schedule=$3 i t t0 run udp_pids=() rc=0
+	local out=$1 secs=$2 schedule=$3 i t0 run udp_pids=() rc=0
 	shift 3
 
-	# Traffic runs TAIL seconds past the measured window, so that the
-	# last probes (slow under emulation) still see it running.
+	# Traffic runs TAIL seconds past the measured window, which starts
+	# when the last TCP flow has started.
 	run=$((secs + TAIL))
 	SECS_MEASURED=$secs
 	mkdir -p "$out"
@@ -79,13 +63,15 @@ flood_run()
 		start_iperf3_server $(seq 5202 $((5200 + NUM_SENDERS))) persistent ||
 			return 1
 	fi
-	# The flood first, behind a gate (Python may take seconds to start
-	# under emulation), and on at its last rate until the TCP flows have
-	# ended: every second they measure is a second under the flood.
+	# The sampler and the flood first, behind a gate (Python may take
+	# seconds to start under emulation), the flood on at its last rate
+	# until the TCP flows have ended: every second they measure is a
+	# second under the flood.
 	gate_init "$out/gate"
+	qdisc_sampler_start "$out/samples" --dfs-src "${SND_IP4[1]}"
 	gate_arm
 	in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
-		--time $((run + 120)) --out "$out/udp.json" "${GATE_ARGS[@]}" &
+		--time $((run + 240)) --out "$out/udp.json" "${GATE_ARGS[@]}" &
 	udp_pids+=($!)
 	gate_arm
 	# shellcheck disable=SC2086 # FLOOD_ARGS: several words
@@ -94,7 +80,7 @@ flood_run()
 		${FLOOD_ARGS:-} "${GATE_ARGS[@]}" > "$out/udp_send.json" &
 	udp_pids+=($!)
 	if ! gate_open 120000; then
-		stop_udp_cbr "${udp_pids[@]}"
+		flood_stop "${udp_pids[@]}"
 		return 1
 	fi
 	t0=$GATE_T0
@@ -103,27 +89,11 @@ flood_run()
 		start_tcp_flow "s$i" $((5200 + i)) "$run" "$out/tcp$i.json" \
 			--get-server-output
 	done
-
-	# The link's own byte count at the start and the end of the window,
-	# timed by sleep, not by the probes below.
-	{
-		sleep "$WARMUP"; echo "$EPOCHREALTIME $(link_bytes)"
-		sleep $((secs - WARMUP)); echo "$EPOCHREALTIME $(link_bytes)"
-	} > "$out/link" &
-	FLOW_PIDS+=($!)
-
-	# DFS flags of the flood's flow, timestamped: a probe takes a second
-	# or more under emulation.  The last one is at or after SECS.
-	: > "$out/flags"
-	while t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'); do
-		echo "$t $(dfs_flow_flags "${SND_IP4[1]}")" >> "$out/flags"
-		awk -v t="$t" -v s="$secs" 'BEGIN { exit !(t < s) }' || break
-		sleep 0.5
-	done
+	wait_flows || rc=1
 	in_ns r tc -j -s qdisc show dev "$R_OUT" > "$out/qdisc.json"
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
-	wait_flows || rc=1
-	stop_udp_cbr "${udp_pids[@]}"
+	flood_stop "${udp_pids[@]}"
+	flood_window "$out" || return 1
 	[ $rc = 0 ] && return 0
 	# iperf3 3.12 sometimes loses the results exchange at the very end
 	# ("control socket has closed unexpectedly") after a complete run:
@@ -141,14 +111,54 @@ for path in sys.argv[2:]:
 PY
 }
 
+# flood_stop PID...: end the flood, its sink and the sampler.
+flood_stop()
+{
+	qdisc_sampler_stop
+	stop_udp_cbr "$@"
+}
+
+# flood_window OUTDIR: the flood's seconds [START, END) that match the TCP
+# flows' measured ones, into OUTDIR/window, and the flags sampled up to
+# END into OUTDIR/flags.  iperf3 stamps its start (connect) in whole
+# seconds: a flow started within the second after it.
+flood_window()
+{
+	python3 - "$1" "$WARMUP" "$SECS_MEASURED" <<'PY'
+import glob, json, math, sys
+out, warmup, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+t0 = float(open(out + "/t0").read())
+starts = []
+for path in glob.glob(out + "/tcp*.json"):
+    try:
+        starts.append(json.load(open(path))["start"]["timestamp"]["timesecs"] + 1)
+    except (ValueError, KeyError, OSError):
+        pass
+off = max(0, math.ceil(max(starts, default=t0) - t0))
+with open(out + "/window", "w") as fh:
+    fh.write("%d %d\n" % (off + warmup, off + secs))
+with open(out + "/flags", "w") as fh:
+    for line in open(out + "/samples"):
+        f = line.split()
+        t = float(f[0]) - t0
+        if 0 <= t < off + secs and len(f) == 5:
+            fh.write("%.2f %s\n" % (t, f[4]))
+PY
+}
+
+flood_flag_changes()
+{
+	awk '$2 != last { printf "%s %s;", $1, $2; last = $2 }' "$1/flags"
+}
+
 flood_udp_bps()
 {
-	python3 - "$1/udp.json" "$WARMUP" "$SECS_MEASURED" <<'PY'
+	python3 - "$1/udp.json" "$1/window" <<'PY'
 import json, sys
 per_sec = json.load(open(sys.argv[1]))["bytes_per_sec"]
-w, secs = int(sys.argv[2]), int(sys.argv[3])
-# The sink's bins start with the flood (the gate).
-win = per_sec[w:secs] or [0]
+start, end = map(int, open(sys.argv[2]).read().split())
+# The sink's bins start with the flood (the gate), as the window does.
+win = per_sec[start:end] or [0]
 print(int(sum(win) * 8 / len(win)))
 PY
 }
@@ -169,8 +179,14 @@ for q in json.load(open(sys.argv[1])):
 PY
 }
 
+# The link's bytes over the window, between the first and the last samples
+# in it.
 flood_util()
 {
-	awk -v l="$LINK_BPS" 'NR == 1 { t = $1; b = $2 }
-		NR == 2 { printf "%.3f\n", ($2 - b) * 8 / ($1 - t) / l }' "$1/link"
+	read -r start end < "$1/window"
+	awk -v t0="$(cat "$1/t0")" -v s="$start" -v e="$end" -v l="$LINK_BPS" '
+		{ t = $1 - t0 }
+		t >= s && t <= e { if (!n++) { ta = t; ba = $2 } tb = t; bb = $2 }
+		END { if (tb > ta) printf "%.3f\n", (bb - ba) * 8 / (tb - ta) / l
+		      else print 0 }' "$1/samples"
 }

@@ -19,7 +19,7 @@ setup_topology 9 || exit $ksft_fail
 RET=0
 flood_run "$OUT" $((FLOOD + CALM)) "20M:$FLOOD,300k:$CALM" dfs limit 100000
 check_err $? "traffic did not run"
-log_info "flags of s1's flow (seconds flags): $(tr '\n' ';' < "$OUT/flags")"
+log_info "flags of s1's flow (seconds flags, at each change): $(flood_flag_changes "$OUT")"
 # When the flood began and when its rate fell, on the flags' clock: the
 # sender records its phases, and its start-up under emulation takes
 # seconds that the test must not count against DFS.

@@ -260,6 +260,30 @@ gate_open()
 	GATE_T0=$EPOCHREALTIME
 }
 
+# qdisc_sampler_start OUTFILE SAMPLER_ARGS...: tools/qdisc_sample.py in
+# r on R_OUT, behind the gate (armed here; it is ready once it samples),
+# until qdisc_sampler_stop; SAMPLER_PID is its job.  Timing bounds are
+# judged on its samples, not on tc execs, which take seconds under load.
+qdisc_sampler_start()
+{
+	local out=$1
+	shift
+
+	gate_arm
+	in_ns r python3 "$(dirname "${BASH_SOURCE[0]}")/qdisc_sample.py" \
+		--dev "$R_OUT" --out "$out" --time 3600 "$@" \
+		--ready "${GATE_ARGS[1]}" &
+	SAMPLER_PID=$!
+}
+
+qdisc_sampler_stop()
+{
+	pkill -TERM -f 'qdisc_sample\.py ' 2>/dev/null
+	[ -z "${SAMPLER_PID:-}" ] || wait "$SAMPLER_PID"
+	SAMPLER_PID=
+	return 0
+}
+
 # stop_udp_cbr [PID...]: end every tools/udp_cbr.py of this test (SIGTERM:
 # each writes its report first), then wait for the PIDs given, the
 # background jobs that started them.  Tests run one at a time in the VM.
