@@ -4,10 +4,10 @@
 # LRU-FQ under normal load (the paper's Table V): 8 TCP flows and no
 # flood through the 10 Mbit/s bottleneck, once with pfifo and once with
 # stfq and the lrufq filter (weights 1:1): the scheme costs TCP no more
-# than 5% of the throughput (the shaper's byte counter over the middle of
-# the run; the receivers' goodput is logged too).  Then the filter's own interface under
-# traffic: statistics, the cached flows (tc -s -d), JSON, change (with
-# pin) and delete while packets flow.
+# than 5% of the throughput (the shaper's byte counter, sampled over
+# netlink while every flow ran; the receivers' goodput is logged too).
+# Then the filter's own interface under traffic: statistics, the cached
+# flows (tc -s -d), JSON, change (with pin) and delete while packets flow.
 
 source "$(dirname "$0")/lrufq_scenario.sh"
 

@@ -42,20 +42,26 @@ lrufq_setup()
 		lrufq ${*:-$LRUFQ_ARGS} high 10:2 low 10:1
 }
 
-# lrufq_link_sample: "SECONDS BYTES", bytes sent by the shaper (root).
-lrufq_link_sample()
-{
-	local t=$EPOCHREALTIME
-
-	echo "$t $(in_ns r tc -s qdisc show dev "$R_OUT" |
-		awk '/^qdisc/ { root = / root / } root && $1 == "Sent" { print $2; exit }')"
-}
-
-# lrufq_link_bps OUTDIR: link throughput between the two samples, bit/s.
+# lrufq_link_bps OUTDIR: link throughput while every TCP flow ran (from
+# the last one's start, past WARMUP, to the first one's end), from the
+# shaper's byte counter sampled over netlink (tools/qdisc_sample.py): a tc
+# exec takes seconds under load, and once made pfifo's link 10.4 Mbit/s
+# of a 10 Mbit/s shaper.  iperf3 stamps its start in whole seconds.
 lrufq_link_bps()
 {
-	awk 'NR == 1 { t = $1; b = $2 }
-	     NR == 2 { printf "%d\n", ($2 - b) * 8 / ($1 - t) }' "$1/link"
+	python3 - "$1" "$WARMUP" "$LRUFQ_SECS" <<'PY'
+import glob, json, sys
+out, warmup, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+starts = [json.load(open(p))["start"]["timestamp"]["timesecs"]
+          for p in glob.glob(out + "/tcp*.json")]
+lo, hi = max(starts) + 1 + warmup, min(starts) + secs - 1
+win = [(float(t), int(b)) for t, b, *_ in
+       (line.split() for line in open(out + "/samples"))
+       if lo <= float(t) <= hi]
+if len(win) < 2 or win[-1][0] - win[0][0] < 2:
+    sys.exit("lrufq_link_bps: %d samples in [%d, %d]" % (len(win), lo, hi))
+print(int((win[-1][1] - win[0][1]) * 8 / (win[-1][0] - win[0][0])))
+PY
 }
 
 lrufq_run()
@@ -71,6 +77,7 @@ lrufq_run()
 	# start), and until the last TCP flow has ended: every second a TCP
 	# flow measures is a second under the floods.
 	gate_init "$out/gate"
+	qdisc_sampler_start "$out/samples"
 	for ((i = 1; i <= nudp; i++)); do
 		gate_arm
 		in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $((9000 + i)) \
@@ -84,6 +91,7 @@ lrufq_run()
 		udp_pids+=($!)
 	done
 	if ! gate_open 120000; then
+		qdisc_sampler_stop
 		stop_udp_cbr "${udp_pids[@]}"
 		return 1
 	fi
@@ -92,16 +100,13 @@ lrufq_run()
 		start_tcp_flow "s$i" $((5200 + i)) "$secs" "$out/tcp$i.json" \
 			--get-server-output
 	done
-	# The shaper's byte counter over the middle of the run: the link
-	# throughput, free of the flows' staggered starts.
-	sleep "$WARMUP"
-	lrufq_link_sample > "$out/link"
-	sleep $((secs - WARMUP - 3))
-	lrufq_link_sample >> "$out/link"
+	# The filter as it stands late in the run, its cache warm.
+	sleep $((secs - 3))
 	in_ns r tc -s -d filter show dev "$R_OUT" parent 10: > "$out/filter.txt" 2>&1
 	# iperf3 3.12 may lose its results exchange after a complete run:
 	# the goodputs come from the intervals that ran (iperf3_rates.py).
 	wait_flows || log_info "$out: an iperf3 client reported an error"
+	qdisc_sampler_stop
 	stop_udp_cbr "${udp_pids[@]}"
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
 }
