@@ -42,6 +42,8 @@ if grep -i 'warning' "$log" >&2; then
 	echo "build-modules: FAIL: warnings building against $KDIR (W=1)" >&2
 	exit 1
 fi
+uts=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+	"$KDIR/include/generated/utsrelease.h")
 for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko \
 	  selftests/drivers/pushback/pushback.ko \
 	  selftests/drivers/peekdrop/sch_peekdrop.ko; do
@@ -49,10 +51,11 @@ for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko \
 	# One vermagic, this kernel's: a stale <module>.mod.c in OUTDIR
 	# (from a copy made before build-modules skipped build products)
 	# would link a second one, and the module would not load.
+	# vermagic is UTS_RELEASE (Debian's 6.1 headers say 6.1.192 in
+	# include/config/kernel.release, and 6.1.0-56-amd64 here).
 	vm=$(modinfo -F vermagic "$OUT/$ko" | awk '{print $1}' | paste -sd' ')
-	if [ -r "$KDIR/include/config/kernel.release" ] &&
-	   [ "$vm" != "$(cat "$KDIR/include/config/kernel.release")" ]; then
-		echo "build-modules: FAIL: $ko has vermagic '$vm': rm -rf $OUT and build again" >&2
+	if [ "$vm" != "$uts" ]; then
+		echo "build-modules: FAIL: $ko has vermagic '$vm', not '$uts': rm -rf $OUT and build again" >&2
 		exit 1
 	fi
 done
