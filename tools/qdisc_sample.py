@@ -22,112 +22,49 @@ so a test could not tell when a flag changed to better than seconds.
 Here each sample is two netlink dumps on one socket, a few milliseconds.
 """
 import argparse
+import os
 import signal
 import socket
 import struct
 import sys
 import time
 
-RTM_GETQDISC, RTM_GETTCLASS = 38, 42
-NLM_F_REQUEST, NLM_F_DUMP = 1, 0x300
-NLMSG_ERROR, NLMSG_DONE = 2, 3
-TCA_KIND, TCA_STATS2 = 1, 7
-TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
-TC_H_ROOT = 0xFFFFFFFF
-TCA_DFS_XSTATS_CLASS = 1  # include/uapi/linux/pkt_sched_dfs.h, an enum from 0
-TC_DFS_FLOW_MALICIOUS, TC_DFS_FLOW_TRENDING = 0x1, 0x2
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lablib"))
+# The lab's queue monitor (tools/lablib/qmon.py) holds the netlink dumps.
+from qmon import (DFS_FLOW_MALICIOUS, DFS_XSTATS_CLASS,  # noqa: E402
+                  RTM_GETQDISC, RTM_GETTCLASS, TC_H_ROOT, TCA_XSTATS,
+                  Dumper, kind, stats2)
+
+DFS_FLOW_TRENDING = 0x2  # include/uapi/linux/pkt_sched_dfs.h
 
 
-def attrs(buf, off, end):
-    """{type: payload} of the netlink attributes in buf[off:end]."""
-    out = {}
-    while off + 4 <= end:
-        alen, atype = struct.unpack_from("=HH", buf, off)
-        if alen < 4:
-            break
-        out[atype & 0x3FFF] = buf[off + 4:off + alen]
-        off += (alen + 3) & ~3
-    return out
-
-
-class Sampler:
-    def __init__(self, dev):
-        self.ifindex = socket.if_nametoindex(dev)
-        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
-                                  socket.NETLINK_ROUTE)
-        self.sock.bind((0, 0))
-        self.seq = 0
-
-    def dump(self, mtype):
-        """(parent, kind, attrs) of each tcmsg the dump returns for the
-        device: the kernel dumps every device's qdiscs, one device's
-        classes."""
-        self.seq += 1
-        body = struct.pack("=BBHiIII", socket.AF_UNSPEC, 0, 0,
-                           self.ifindex, 0, 0, 0)
-        self.sock.send(struct.pack("=IHHII", 16 + len(body), mtype,
-                                   NLM_F_REQUEST | NLM_F_DUMP, self.seq,
-                                   0) + body)
-        out = []
-        while True:
-            buf = self.sock.recv(1 << 20)
-            off = 0
-            while off + 16 <= len(buf):
-                mlen, rtype, _, seq, _ = struct.unpack_from("=IHHII", buf,
-                                                            off)
-                if mlen < 16:
-                    return out
-                if seq == self.seq:
-                    if rtype == NLMSG_DONE:
-                        return out
-                    if rtype == NLMSG_ERROR:
-                        (err,) = struct.unpack_from("=i", buf, off + 16)
-                        raise OSError(-err, "netlink dump failed")
-                    _, ifindex, _, parent, _ = struct.unpack_from(
-                        "=iiIII", buf, off + 16)
-                    if ifindex == self.ifindex:
-                        a = attrs(buf, off + 36, off + mlen)
-                        kind = a.get(TCA_KIND, b"").split(b"\0")[0]
-                        out.append((parent, kind.decode(), a))
-                off += (mlen + 3) & ~3
-
-    def counters(self, kind=None):
+class Sampler(Dumper):
+    def counters(self, qkind=None):
         """(bytes, packets, drops) of the root qdisc, or of the first of
-        kind; zeros when there is none."""
-        for parent, qkind, a in self.dump(RTM_GETQDISC):
-            if (qkind != kind if kind else parent != TC_H_ROOT):
+        qkind; zeros when there is none."""
+        for _, parent, a in self.dump(RTM_GETQDISC):
+            if (kind(a) != qkind if qkind else parent != TC_H_ROOT):
                 continue
-            st = a.get(TCA_STATS2, b"")
-            st = attrs(st, 0, len(st))
-            # struct gnet_stats_basic: bytes u64, packets u32;
-            # struct gnet_stats_queue: qlen, backlog, drops, ... u32.
-            nbytes, packets = struct.unpack_from(
-                "=QI", st.get(TCA_STATS_BASIC, bytes(12)))
-            drops, = struct.unpack_from(
-                "=I", st.get(TCA_STATS_QUEUE, bytes(20)), 8)
-            return nbytes, packets, drops
+            st = stats2(a)
+            return st.get("bytes", 0), st.get("packets", 0), st.get("drops", 0)
         return 0, 0, 0
 
     def dfs_flags(self, src):
         """Flags of the flow from src (packed address) in the dfs cache."""
-        for _, kind, a in self.dump(RTM_GETTCLASS):
-            if kind != "dfs" or TCA_STATS2 not in a:
-                continue
-            st = a[TCA_STATS2]
-            app = attrs(st, 0, len(st)).get(TCA_STATS_APP)
+        for _, _, a in self.dump(RTM_GETTCLASS):
             # struct tc_dfs_xstats: type, pad, then tc_dfs_cl_stats:
             # family, proto, flags, sport, dport, src[16], ...
-            if not app or len(app) < 32:
+            x = a.get(TCA_XSTATS, b"")
+            if kind(a) != "dfs" or len(x) < 48 or \
+                    struct.unpack_from("=I", x)[0] != DFS_XSTATS_CLASS:
                 continue
-            xtype, = struct.unpack_from("=I", app, 0)
-            family, _, flags = struct.unpack_from("=BBH", app, 8)
-            if xtype != TCA_DFS_XSTATS_CLASS or family not in (
-                    socket.AF_INET, socket.AF_INET6):
+            family, _, flags = struct.unpack_from("=BBH", x, 8)
+            if family not in (socket.AF_INET, socket.AF_INET6) or \
+                    x[16:16 + len(src)] != src:
                 continue
-            if app[16:16 + len(src)] != src:
-                continue
-            names = [n for bit, n in ((TC_DFS_FLOW_MALICIOUS, "malicious"),
-                                      (TC_DFS_FLOW_TRENDING, "trending"))
+            names = [n for bit, n in ((DFS_FLOW_MALICIOUS, "malicious"),
+                                      (DFS_FLOW_TRENDING, "trending"))
                      if flags & bit]
             return ",".join(names) or "cached"
         return "-"
