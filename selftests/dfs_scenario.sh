@@ -120,21 +120,18 @@ flood_stop()
 
 # flood_window OUTDIR: the flood's seconds [START, END) that match the TCP
 # flows' measured ones, into OUTDIR/window, and the flags sampled up to
-# END into OUTDIR/flags.  iperf3 stamps its start (connect) in whole
-# seconds: a flow started within the second after it.
+# END into OUTDIR/flags.  The window starts when every flow was running
+# (tools/iperf3_rates.py running_span) plus WARMUP.
 flood_window()
 {
-	python3 - "$1" "$WARMUP" "$SECS_MEASURED" <<'PY'
-import glob, json, math, sys
+	python3 - "$1" "$WARMUP" "$SECS_MEASURED" "$TOOLS" <<'PY'
+import glob, math, sys
 out, warmup, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sys.path.insert(0, sys.argv[4])
+from iperf3_rates import running_span
 t0 = float(open(out + "/t0").read())
-starts = []
-for path in glob.glob(out + "/tcp*.json"):
-    try:
-        starts.append(json.load(open(path))["start"]["timestamp"]["timesecs"] + 1)
-    except (ValueError, KeyError, OSError):
-        pass
-off = max(0, math.ceil(max(starts, default=t0) - t0))
+span = running_span(glob.glob(out + "/tcp*.json"), secs)
+off = max(0, math.ceil(span[0] - t0)) if span else 0
 with open(out + "/window", "w") as fh:
     fh.write("%d %d\n" % (off + warmup, off + secs))
 with open(out + "/flags", "w") as fh:

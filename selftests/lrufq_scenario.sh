@@ -43,18 +43,22 @@ lrufq_setup()
 }
 
 # lrufq_link_bps OUTDIR: link throughput while every TCP flow ran (from
-# the last one's start, past WARMUP, to the first one's end), from the
-# shaper's byte counter sampled over netlink (tools/qdisc_sample.py): a tc
-# exec takes seconds under load, and once made pfifo's link 10.4 Mbit/s
-# of a 10 Mbit/s shaper.  iperf3 stamps its start in whole seconds.
+# the last one's start, past WARMUP, to a second before the first one's
+# end: tools/iperf3_rates.py running_span), from the shaper's byte
+# counter sampled over netlink (tools/qdisc_sample.py): a tc exec takes
+# seconds under load, and once made pfifo's link 10.4 Mbit/s of a
+# 10 Mbit/s shaper.
 lrufq_link_bps()
 {
-	python3 - "$1" "$WARMUP" "$LRUFQ_SECS" <<'PY'
-import glob, json, sys
+	python3 - "$1" "$WARMUP" "$LRUFQ_SECS" "$TOOLS" <<'PY'
+import glob, sys
 out, warmup, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-starts = [json.load(open(p))["start"]["timestamp"]["timesecs"]
-          for p in glob.glob(out + "/tcp*.json")]
-lo, hi = max(starts) + 1 + warmup, min(starts) + secs - 1
+sys.path.insert(0, sys.argv[4])
+from iperf3_rates import running_span
+span = running_span(glob.glob(out + "/tcp*.json"), secs)
+if not span:
+    sys.exit("lrufq_link_bps: no TCP flow started")
+lo, hi = span[0] + warmup, span[1] - 1
 win = [(float(t), int(b)) for t, b, *_ in
        (line.split() for line in open(out + "/samples"))
        if lo <= float(t) <= hi]

@@ -10,6 +10,9 @@ rate. The receiver's report is used (the server's text, which the client
 fetches with --get-server-output); when iperf3 lost that final exchange
 after a complete run, the sender's own intervals stand in. A file with no
 result prints 0 (and says why on stderr).
+
+The selftests import running_span() to align other meters (the qdisc's
+counters, a UDP sink) with the seconds every TCP flow ran.
 """
 import json
 import re
@@ -28,6 +31,23 @@ def intervals(result):
                 for m in LINE.finditer(result["server_output_text"])]
     return [(i["sum"]["start"], i["sum"]["end"], i["sum"]["bytes"])
             for i in result.get("intervals", [])]
+
+
+def running_span(paths, secs):
+    """(first, last) epoch seconds between which every flow of the client
+    files was sending, or None if none has a start stamp.  iperf3 stamps
+    its start (the connect) in whole seconds, so a flow began within the
+    second after its stamp and ran SECS seconds from there."""
+    stamps = []
+    for path in paths:
+        try:
+            with open(path) as fh:
+                stamps.append(json.load(fh)["start"]["timestamp"]["timesecs"])
+        except (ValueError, KeyError, OSError):
+            pass  # a client that never connected has no say
+    if not stamps:
+        return None
+    return max(stamps) + 1, min(stamps) + secs
 
 
 def main():
