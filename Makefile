@@ -15,8 +15,9 @@
 # make check-kernels
 #                 the selftests and tdc on every kernel of the matrix
 # make check-debug the selftests on a KASAN/kmemleak/lockdep/UBSAN build of
-#                 the test kernel (built from linux-source-6.1 into
-#                 build/debug-kernel the first time: ~25 min)
+#                 the test kernel (KERNEL=6.1, the default, or 6.12),
+#                 built from Debian's source of the test image into
+#                 build/debug-kernel-<series> the first time: ~25 min
 # make demo       the flagship experiment (lab scenario 1, every qdisc) in
 #                 the test VM; tools/lab runs any scenario
 # make bench      per-packet cost and memory at 1 to 1M flows against the
@@ -146,7 +147,7 @@ check-dkms: deb
 	$(VM_KERNEL) selftests/run_dkms_vm.sh
 
 check-debug: tc
-	tools/check-debug.sh
+	KERNEL=$(KERNEL) tools/check-debug.sh
 
 demo: modules tc
 	tools/lab --scenario 1

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-debug-kernel.sh [DIR]
+# build-debug-kernel.sh [SERIES [DIR]]
 #
-# Builds the debug test kernel for "make check-debug" in DIR (default
-# build/debug-kernel): Debian's linux-source-6.1 (the source of the test
-# kernel), x86_64_defconfig plus tools/debug-kernel.config (KASAN,
-# kmemleak, lockdep, UBSAN, debug objects; the qdiscs and the devices the
-# selftests use built in).  Prints the kernel release on its last line.
+# Builds the debug test kernel of SERIES (6.1, the default, or 6.12) for
+# "make check-debug" in DIR (default build/debug-kernel-SERIES): Debian's
+# linux-source of the test image's own version (tools/kernels.sh source),
+# x86_64_defconfig plus tools/debug-kernel.config (KASAN, kmemleak,
+# lockdep, UBSAN, debug objects; the qdiscs and the devices the selftests
+# use built in).  Prints the kernel release on its last line.
 #
 # Incremental: the tree is extracted once, and rebuilt only when the
 # fragment is newer than the last build.  The compile runs at the lowest
@@ -18,20 +19,19 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-DIR=${1:-$REPO/build/debug-kernel}
-SRC_TAR=${LINUX_SOURCE_TAR:-/usr/src/linux-source-6.1.tar.xz}
+SERIES=${1:-6.1}
+DIR=${2:-$REPO/build/debug-kernel-$SERIES}
 FRAG=$REPO/tools/debug-kernel.config
 JOBS=${JOBS:-$(nproc)}
 
 log() { echo "debug-kernel: $*" >&2; }
 die() { echo "debug-kernel: error: $*" >&2; exit 1; }
 
-[ -r "$SRC_TAR" ] || die "$SRC_TAR missing: run 'make deps' (linux-source-6.1)"
-
 if [ ! -f "$DIR/Makefile" ]; then
+	SRC_TAR=$("$REPO/tools/kernels.sh" source "$SERIES")
 	log "extracting $SRC_TAR into ${DIR#$REPO/}"
 	mkdir -p "$DIR.tmp"
-	tar -C "$DIR.tmp" --strip-components=1 -xJf "$SRC_TAR"
+	nice -n 19 tar -C "$DIR.tmp" --strip-components=1 -xJf "$SRC_TAR"
 	rm -rf "$DIR"
 	mv "$DIR.tmp" "$DIR"
 fi
@@ -48,14 +48,22 @@ if [ ! -f "$STAMP" ] || [ "$FRAG" -nt "$STAMP" ] || [ ! -f "$DIR/arch/x86/boot/b
 	(cd "$DIR" && scripts/kconfig/merge_config.sh -m .config "$FRAG") >/dev/null
 	kmake -s olddefconfig
 	# merge_config only warns: a fragment line that did not survive
-	# olddefconfig (a typo, an unmet dependency) is an error here.
+	# olddefconfig (a typo, an unmet dependency) is an error here, unless
+	# this kernel has no such symbol at all (the fragment serves 6.1 and
+	# 6.12: UBSAN_SANITIZE_ALL, for one, is gone in 6.9).
 	bad=0
+	kconfigs=$(find "$DIR" -name 'Kconfig*' -not -path '*/Documentation/*')
 	while IFS= read -r line; do
 		case $line in
 		CONFIG_*=*) want=$line; sym=${line%%=*} ;;
 		"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want= ;;
 		*) continue ;;
 		esac
+		# shellcheck disable=SC2086
+		if ! grep -qE "^[[:space:]]*(menu)?config ${sym#CONFIG_}\$" $kconfigs; then
+			log "$sym: not in this kernel, skipped"
+			continue
+		fi
 		have=$(grep -E "^$sym=|^# $sym is not set" "$DIR/.config" || true)
 		if [ -n "$want" ]; then
 			[ "$have" = "$want" ] || { log "$want did not apply (got: ${have:-nothing})"; bad=1; }

@@ -3,13 +3,14 @@
 #
 # check-debug.sh [SCRIPT [ARGS...]]
 #
-# "make check-debug": the selftests (or SCRIPT) on a debug build of the
-# test kernel, with KASAN, kmemleak, lockdep and UBSAN
+# "make check-debug [KERNEL=6.1|6.12]": the selftests (or SCRIPT) on a
+# debug build of the test kernel of that series, from the source of the
+# image the VM otherwise boots, with KASAN, kmemleak, lockdep and UBSAN
 # (tools/build-debug-kernel.sh), our modules built for it.  Any report of
 # those checkers in the kernel log fails the run (tools/vm-guest.sh).
 #
 # The modules are built from a copy of their sources in
-# build/debug-modules, so the .ko files of "make" (for the Debian test
+# build/debug-modules-SERIES, so the .ko files of "make" (for the Debian test
 # kernel) in the worktree stay as they are.
 #
 # Environment: as tools/vm-run.sh; VM_MEMORY defaults to 2G here (KASAN's
@@ -24,13 +25,14 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-KDIR=$REPO/build/debug-kernel
-MODS=$REPO/build/debug-modules
+SERIES=$("$REPO/tools/kernels.sh" series "${KERNEL:-6.1}")
+KDIR=$REPO/build/debug-kernel-$SERIES
+MODS=$REPO/build/debug-modules-$SERIES
 
 log() { echo "check-debug: $*" >&2; }
 
 cd "$REPO"
-kver=$(tools/build-debug-kernel.sh "$KDIR" | tail -n 1)
+kver=$(tools/build-debug-kernel.sh "$SERIES" "$KDIR" | tail -n 1)
 log "debug kernel $kver"
 
 # From a copy of the sources: objects built in place for another kernel

@@ -10,6 +10,9 @@
 #   tools/kernels.sh kver|kdir|kimg NAME
 #                                     its release, the tree modules build
 #                                     against, the image the test VM boots
+#   tools/kernels.sh source NAME      the tarball of its Debian source, of
+#                                     the image's own version (fetched into
+#                                     the cache): make check-debug builds it
 #
 # NAME is a series (6.1, 6.12, 7.2), "default" (6.1) or "mainline" (the
 # newest series Debian carries, in sid).
@@ -219,6 +222,36 @@ install_sid() {
 	log "$s: $k ready (tree $dir/src, image $(kimg_path_sid "$k"))"
 }
 
+# The source of the test image, for a debug build of the same kernel
+# (tools/build-debug-kernel.sh): Debian's linux-source-<series> of the
+# image package's own version, so a report names the code that crashed.
+source_tarball() {
+	local s k ver dir
+
+	s=$(series "$1"); k=$(kver "$1")
+	case "$s" in
+	6.1) "$(dirname "${BASH_SOURCE[0]}")/linux-source.sh"; return ;;
+	6.12) ;;
+	*) die "no debug build of $s: its image is sid's, built with sid's compiler" ;;
+	esac
+	ver=$(dpkg-query -W -f='${Version}' "linux-image-$k" 2>/dev/null) ||
+		die "linux-image-$k is not installed: run 'make deps KERNEL=$1'"
+	dir=$CACHE/sources/linux-source-$s-$ver
+	if ! ls "$dir"/usr/src/linux-source-"$s".tar.* >/dev/null 2>&1; then
+		[ "$(id -u)" -eq 0 ] || die "run as root (apt)"
+		apt_setup
+		mkdir -p "$CACHE/debs"
+		log "$s: downloading linux-source-$s=$ver into $CACHE/debs"
+		(cd "$CACHE/debs" && apt-get download -q "linux-source-$s=$ver" >/dev/null 2>&1) ||
+			die "apt-get download linux-source-$s=$ver failed"
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		dpkg-deb -x "$CACHE/debs/linux-source-${s}_${ver//:/%3a}_all.deb" "$dir" ||
+			die "cannot unpack linux-source-$s"
+	fi
+	ls "$dir"/usr/src/linux-source-"$s".tar.* | head -n 1
+}
+
 kimg_path_sid() { echo "$CACHE/kernels/$1/root/usr/lib/modules/$1/vmlinuz"; }
 
 install() {
@@ -248,7 +281,7 @@ list() {
 	done
 }
 
-[ $# -ge 1 ] || die "usage: $0 list|names|install NAME|kver NAME|kdir NAME|kimg NAME"
+[ $# -ge 1 ] || die "usage: $0 list|names|install NAME|kver NAME|kdir NAME|kimg NAME|source NAME"
 cmd=$1; shift
 case "$cmd" in
 list) list ;;
@@ -256,6 +289,9 @@ names) names ;;
 install|kver|series)
 	[ $# -eq 1 ] || die "usage: $0 $cmd NAME"
 	"$cmd" "$1" ;;
+source)
+	[ $# -eq 1 ] || die "usage: $0 $cmd NAME"
+	source_tarball "$1" ;;
 kdir|kimg)
 	[ $# -eq 1 ] || die "usage: $0 $cmd NAME"
 	kpath "$1" "${cmd#k}" ;;
