@@ -43,6 +43,7 @@
 #	start_tcp_flow NAME PORT SECONDS OUTFILE [IPERF3_ARGS...]   background
 #	start_udp_flow NAME PORT SECONDS RATE OUTFILE [IPERF3_ARGS...]
 #	wait_flows                 wait for every started flow; 1 if one failed
+#	                           or hung (killed FLOW_GRACE s past its end)
 #	rx_meter_setup; rx_bytes; rx_rates A B    per-sender rates measured at
 #	                           rcv over a common window (see below)
 #	iperf3_goodput FILE...     receiver-side goodput in bit/s, one per line
@@ -302,6 +303,7 @@ NS_PREFIX=${NS_PREFIX:-dfs$$-}
 TOPO_NS=()		# real names of the namespaces we created
 FLOW_PIDS=()		# background iperf3 clients
 FLOW_OUTS=()		# and their JSON output files
+FLOW_END=0		# $SECONDS by which every iperf3 client should be done
 NUM_SENDERS=0
 R_OUT='r-out'
 RCV_IP4=10.0.0.2 RCV_IP6=fd00::2	# receiver; r-out is .1 / ::1
@@ -409,6 +411,7 @@ topo_cleanup()
 	TOPO_NS=()
 	FLOW_PIDS=()
 	FLOW_OUTS=()
+	FLOW_END=0
 }
 
 # Namespace of the bottleneck (the router).
@@ -510,6 +513,7 @@ start_tcp_flow()
 		$(flow_omit) "$@" > "$out" 2>&1 &
 	FLOW_PIDS+=($!)
 	FLOW_OUTS+=("$out")
+	flow_end_at $((SECONDS + secs))
 }
 
 # start_udp_flow NAME PORT SECONDS RATE OUTFILE [IPERF3_ARGS...]: UDP
@@ -526,18 +530,65 @@ start_udp_flow()
 		> "$out" 2>&1 &
 	FLOW_PIDS+=($!)
 	FLOW_OUTS+=("$out")
+	flow_end_at $((SECONDS + secs))
 }
 
-# wait_flows: wait for all the flows started; non-zero if any client failed.
-# iperf3 -J exits 0 even on errors, so the JSON files are checked too: the
-# errors found are printed.
+flow_end_at()
+{
+	[ "$1" -gt "$FLOW_END" ] && FLOW_END=$1
+	return 0
+}
+
+# iperf3 3.12 has no timeout on its control connection: about once in ten
+# full runs a client connected, sent nothing and waited on that socket
+# until the VM's timeout (50 minutes).  A client still running FLOW_GRACE
+# seconds (180) past the end of the longest flow is hung: wait_flows kills
+# it (SIGTERM: iperf3 still writes its JSON) and fails, and the test's
+# retry starts from new namespaces.  The grace covers flows that a flood
+# starves and that take long to close; the watchdog is forked once, here,
+# so the clients start exactly as before (timeout(1) around each client
+# once delayed the handshakes of lrufq_attack's starved flows).
+flow_watchdog()
+{
+	local delay=$1 flag=$2 pid; shift 2
+
+	sleep "$delay"
+	for pid; do
+		kill -0 "$pid" 2>/dev/null || continue
+		echo "$pid" >> "$flag"
+		# $pid may be the subshell that runs in_ns: its child too.
+		pkill -TERM -P "$pid" 2>/dev/null
+		kill -TERM "$pid" 2>/dev/null
+	done
+}
+
+# wait_flows: wait for all the flows started; non-zero if any client failed
+# or hung (flow_watchdog).  iperf3 -J exits 0 even on errors, so the JSON
+# files are checked too: the errors found are printed.
 wait_flows()
 {
-	local pid rc=0 f
+	local pid rc=0 f flag wd= delay
 
+	if [ "$FLOW_END" -gt 0 ] && [ ${#FLOW_PIDS[@]} -gt 0 ]; then
+		delay=$((FLOW_END + ${FLOW_GRACE:-180} - SECONDS))
+		[ "$delay" -gt 0 ] || delay=1
+		flag=$(mktemp /tmp/flow_watchdog.XXXXXX)
+		flow_watchdog "$delay" "$flag" "${FLOW_PIDS[@]}" &
+		wd=$!
+	fi
 	for pid in "${FLOW_PIDS[@]}"; do
 		wait "$pid" || rc=1
 	done
+	if [ -n "$wd" ]; then
+		pkill -P "$wd" sleep 2>/dev/null
+		kill "$wd" 2>/dev/null
+		wait "$wd" 2>/dev/null
+		if [ -s "$flag" ]; then
+			echo "wait_flows: $(wc -l < "$flag") client(s) still running ${FLOW_GRACE:-180} s past the flows' end: killed" >&2
+			rc=1
+		fi
+		rm -f "$flag"
+	fi
 	if [ ${#FLOW_OUTS[@]} -gt 0 ]; then
 		for f in $(grep -l '"error":' "${FLOW_OUTS[@]}" 2>/dev/null); do
 			echo "iperf3 failed: $f: $(grep -o '"error":.*' "$f")" >&2
@@ -546,6 +597,7 @@ wait_flows()
 	fi
 	FLOW_PIDS=()
 	FLOW_OUTS=()
+	FLOW_END=0
 	return $rc
 }
 
