@@ -70,13 +70,16 @@ pkill -TERM -f 'iperf3 -c ' 2>/dev/null
 wait_flows
 log_test "dfs: change under traffic (order, cache, limit, key)"
 
-# traffic_end: seconds since the epoch of the last sample in which dfs
-# saw more than a few packets arrive (sent + dropped): killed TCP senders
-# still send what their socket buffers hold, for seconds at 10 Mbit/s.
-# Stray packets after it (neighbour discovery, a FIN) are not traffic.
+# traffic_end TS: seconds since the epoch of the last sample up to TS in
+# which dfs saw more than a few packets arrive (sent + dropped): killed TCP
+# senders still send what their socket buffers hold, for seconds at 10
+# Mbit/s.  Stray packets after it (neighbour discovery, a FIN) are not
+# traffic.  The sampler goes on while the stats at TS are judged; its
+# later samples speak of later stats.
 traffic_end()
 {
-	awk '{ n = $3 + $4 } NR > 1 && n - last > 3 { t = $1 } { last = n }
+	awk -v ts="$1" '$1 > ts { exit }
+	     { n = $3 + $4 } NR > 1 && n - last > 3 { t = $1 } { last = n }
 	     END { print t }' "$GATE_DIR/samples"
 }
 
@@ -98,7 +101,7 @@ for ((i = 0; i < 120; i++)); do
 	sleep 0.5
 	ts=$EPOCHREALTIME
 	STATS=$(qstat)
-	end=$(traffic_end)
+	end=$(traffic_end "$ts")
 	all_pruned && break
 	# Not pruned, bound seconds after the last traffic: a failure.
 	awk -v ts="$ts" -v e="${end:-0}" -v b="$bound" 'BEGIN { exit !(ts - e > b) }' &&
