@@ -32,6 +32,9 @@ MODS=$REPO/build/debug-modules-$SERIES
 log() { echo "check-debug: $*" >&2; }
 
 cd "$REPO"
+# The guest finds the q_*.so plugins in build/tc (make check-debug builds
+# it); without them Debian's tc knows no dfs, and every test fails on it.
+[ -x build/tc/tc ] || { log "error: build/tc/tc missing: run 'make tc' (or 'make check-debug')"; exit 1; }
 kver=$(tools/build-debug-kernel.sh "$SERIES" "$KDIR" | tail -n 1)
 log "debug kernel $kver"
 
