@@ -52,15 +52,17 @@ if [ ! -f "$STAMP" ] || [ "$FRAG" -nt "$STAMP" ] || [ ! -f "$DIR/arch/x86/boot/b
 	# this kernel has no such symbol at all (the fragment serves 6.1 and
 	# 6.12: UBSAN_SANITIZE_ALL, for one, is gone in 6.9).
 	bad=0
-	kconfigs=$(find "$DIR" -name 'Kconfig*' -not -path '*/Documentation/*')
+	# Every symbol this kernel declares, read once.
+	symbols=$(find "$DIR" -name 'Kconfig*' -not -path '*/Documentation/*' -print0 |
+		xargs -0 sed -nE 's/^[[:space:]]*(menu)?config ([A-Za-z0-9_]+)[[:space:]]*$/CONFIG_\2/p' |
+		sort -u)
 	while IFS= read -r line; do
 		case $line in
 		CONFIG_*=*) want=$line; sym=${line%%=*} ;;
 		"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want= ;;
 		*) continue ;;
 		esac
-		# shellcheck disable=SC2086
-		if ! grep -qE "^[[:space:]]*(menu)?config ${sym#CONFIG_}\$" $kconfigs; then
+		if ! grep -qxF "$sym" <<<"$symbols"; then
 			log "$sym: not in this kernel, skipped"
 			continue
 		fi

@@ -304,6 +304,7 @@ TOPO_NS=()		# real names of the namespaces we created
 FLOW_PIDS=()		# background iperf3 clients
 FLOW_OUTS=()		# and their JSON output files
 FLOW_END=0		# $SECONDS by which every iperf3 client should be done
+FLOW_GRACE=${FLOW_GRACE:-180}	# then wait_flows kills it (flow_watchdog)
 NUM_SENDERS=0
 R_OUT='r-out'
 RCV_IP4=10.0.0.2 RCV_IP6=fd00::2	# receiver; r-out is .1 / ::1
@@ -570,7 +571,7 @@ wait_flows()
 	local pid rc=0 f flag wd= delay
 
 	if [ "$FLOW_END" -gt 0 ] && [ ${#FLOW_PIDS[@]} -gt 0 ]; then
-		delay=$((FLOW_END + ${FLOW_GRACE:-180} - SECONDS))
+		delay=$((FLOW_END + FLOW_GRACE - SECONDS))
 		[ "$delay" -gt 0 ] || delay=1
 		flag=$(mktemp /tmp/flow_watchdog.XXXXXX)
 		flow_watchdog "$delay" "$flag" "${FLOW_PIDS[@]}" &
@@ -584,7 +585,7 @@ wait_flows()
 		kill "$wd" 2>/dev/null
 		wait "$wd" 2>/dev/null
 		if [ -s "$flag" ]; then
-			echo "wait_flows: $(wc -l < "$flag") client(s) still running ${FLOW_GRACE:-180} s past the flows' end: killed" >&2
+			echo "wait_flows: $(wc -l < "$flag") client(s) still running $FLOW_GRACE s past the flows' end: killed" >&2
 			rc=1
 		fi
 		rm -f "$flag"
