@@ -553,6 +553,11 @@ flow_watchdog()
 {
 	local delay=$1 flag=$2 pid; shift 2
 
+	# Stopped by wait_flows: leave quietly.  A job or a command killed by
+	# SIGTERM has bash print "Terminated" into the test's output, so the
+	# watchdog exits on its own and its stderr (the sleep's death) is
+	# not the test's.
+	trap 'exit 0' TERM
 	sleep "$delay"
 	for pid; do
 		kill -0 "$pid" 2>/dev/null || continue
@@ -574,15 +579,16 @@ wait_flows()
 		delay=$((FLOW_END + FLOW_GRACE - SECONDS))
 		[ "$delay" -gt 0 ] || delay=1
 		flag=$(mktemp /tmp/flow_watchdog.XXXXXX)
-		flow_watchdog "$delay" "$flag" "${FLOW_PIDS[@]}" &
+		flow_watchdog "$delay" "$flag" "${FLOW_PIDS[@]}" 2>/dev/null &
 		wd=$!
 	fi
 	for pid in "${FLOW_PIDS[@]}"; do
 		wait "$pid" || rc=1
 	done
 	if [ -n "$wd" ]; then
-		pkill -P "$wd" sleep 2>/dev/null
+		# The trap runs once the watchdog's sleep is gone.
 		kill "$wd" 2>/dev/null
+		pkill -P "$wd" sleep 2>/dev/null
 		wait "$wd" 2>/dev/null
 		if [ -s "$flag" ]; then
 			echo "wait_flows: $(wc -l < "$flag") client(s) still running $FLOW_GRACE s past the flows' end: killed" >&2
