@@ -44,22 +44,54 @@ void dfs_meter_init(struct dfs_meter *m, u64 now)
 	m->epoch = 2;	/* flows start at epoch 0: never seen, not recent */
 }
 
+/*
+ * The link rate is what the queue sends while it holds packets: bytes sent
+ * over the time with a backlog.  Over the whole epoch it would fall with
+ * the load, to nothing when the only flow left is one DFS drops, and a
+ * fair rate of nothing would keep that flow marked for good (with no other
+ * traffic, nothing is sent).  An epoch with too little backlog to measure
+ * the link (an eighth of it) keeps the last rate: the link is not
+ * congested then, and its rate has not changed.
+ */
 void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval)
 {
 	u64 elapsed = now - m->epoch_start;
+	u64 busy = m->busy_ns;
 
 	if (elapsed < interval)
 		return;
+	if (m->busy) {
+		busy += now - m->busy_start;
+		m->busy_start = now;
+	}
 	/* deq_bytes * NSEC_PER_SEC overflows 64 bits past 18 GB in one
 	 * epoch (rate_interval 10s at 15 Gbit/s): 128-bit intermediate.
 	 */
-	m->deq_rate = mul_u64_u64_div_u64(m->deq_bytes, NSEC_PER_SEC, elapsed);
+	if (busy && busy >= interval / 8)
+		m->deq_rate = mul_u64_u64_div_u64(m->deq_bytes, NSEC_PER_SEC,
+						  busy);
+	m->busy_ns = 0;
 	/* After an idle gap the previous epoch saw nobody. */
 	m->prev_active = elapsed < 2 * interval ? m->cur_active : 0;
 	m->cur_active = 0;
 	m->deq_bytes = 0;
 	m->epoch++;
 	m->epoch_start = now;
+}
+
+/* The queue got its first packet. */
+void dfs_meter_busy(struct dfs_meter *m, u64 now)
+{
+	m->busy = true;
+	m->busy_start = now;
+}
+
+/* The queue went empty. */
+void dfs_meter_idle(struct dfs_meter *m, u64 now)
+{
+	if (m->busy && now > m->busy_start)
+		m->busy_ns += now - m->busy_start;
+	m->busy = false;
 }
 
 /*
@@ -122,8 +154,13 @@ void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval)
 	u64 elapsed = now - f->win_start;
 
 	if (elapsed >= interval) {
+		u64 windows = min_t(u64, div64_u64(elapsed, interval),
+				    DFS_F_WINDOWS_MAX);
+
 		f->bitrate = div64_u64((u64)f->win_bytes * NSEC_PER_SEC,
 				       elapsed);
+		f->flags = (f->flags & ~DFS_F_WINDOWS) |
+			   windows << DFS_F_WINDOWS_SHIFT;
 		f->win_bytes = 0;
 		f->win_start = now;
 	}
@@ -157,10 +194,38 @@ static u64 dfs_pm_step(u32 delta, u64 num, u64 den)
  * Algorithm 3, ProcessPacketAndDecide.  p_m stays within [min_th, max_th]
  * as the paper bounds it, so the flow is marked malicious when an update
  * takes p_m to max_th or beyond.
+ *
+ * Three readings of the paper hold a responsive flow that sends more than
+ * its share (a host with many TCP connections, key src) to its share
+ * rather than cut it off, while a flood is cut as fast as before:
+ *
+ *  - A trending flow is "ECN-Marked" on every packet (line 17): a signal,
+ *    its packets still enter the queue.  Dropping every packet of a flow
+ *    that is not ECN capable would cut it off before it is judged, so
+ *    only its packets over wfs are marked (dropped if not ECT), as before
+ *    it was trending.
+ *  - p_m moves by the bitrate once per bitrate measured, not once per
+ *    freeze_time on the same sample, by a step per rate_interval the
+ *    sample spans (DFS_F_WINDOWS): evidence counts by the time it covers,
+ *    however the flow's packets cut it into windows.  A flow that backs
+ *    off sends rarely, and a rare packet closes a long window.
+ *  - The increase is delta_i times (br - fair) / fair, "directly
+ *    proportional to difference between the flow's bitrate and the fair
+ *    rate" as the text has it, where the pseudocode's br / fair adds a
+ *    whole delta_i for a flow measured at its fair rate.  A flood at 8
+ *    times the fair rate still gains 7 delta_i per window.  It applies
+ *    from 1.5 times the fair rate: in one FIFO, TCP's bias for short RTTs
+ *    and the share that flows under their fair rate leave unused give
+ *    responsive flows that much more than b / n's fair rate (the lab's
+ *    scenario 2: TCP at 1.65 times it).  Under it p_m falls by delta_d
+ *    times fair / br, at least 2/3 delta_d, so a flow at or under its
+ *    fair rate is unmarked within (max_th - trend_th) / delta_d intervals
+ *    (2.2 s with the defaults), the sooner the less it sends.
  */
 enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 			    u64 now, u32 wfs, u64 fair_rate)
 {
+	u32 windows = (f->flags & DFS_F_WINDOWS) >> DFS_F_WINDOWS_SHIFT;
 	s64 trend_th = p->min_th + (s64)p->tolerance * p->delta_i;
 	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
 	enum dfs_verdict verdict = DFS_ALLOW;
@@ -183,16 +248,23 @@ enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 			}
 		}
 	} else {
-		verdict = f->flags & DFS_F_MALICIOUS ? DFS_DROP : DFS_MARK;
+		if (f->flags & DFS_F_MALICIOUS)
+			verdict = DFS_DROP;
+		else if (f->backlog > wfs)
+			verdict = DFS_MARK;
 		/* A bitrate of 0 is not measured yet: no evidence either way. */
-		if (thawed && (f->flags & DFS_F_STORE_BR) && f->bitrate &&
-		    fair_rate) {
-			if (f->bitrate > fair_rate)
-				pm += dfs_pm_step(p->delta_i, f->bitrate,
+		if (thawed && (f->flags & DFS_F_STORE_BR) && windows &&
+		    f->bitrate && fair_rate) {
+			/* over 1.5 times the fair rate, without overflow */
+			if (f->bitrate > fair_rate &&
+			    f->bitrate - fair_rate > fair_rate / 2)
+				pm += dfs_pm_step(windows * p->delta_i,
+						  f->bitrate - fair_rate,
 						  fair_rate);
 			else
-				pm -= dfs_pm_step(p->delta_d, fair_rate,
-						  f->bitrate);
+				pm -= dfs_pm_step(windows * p->delta_d,
+						  fair_rate, f->bitrate);
+			f->flags &= ~DFS_F_WINDOWS;
 			f->ptime = dfs_ptime(now);
 		}
 		if (pm >= p->max_th)

@@ -36,8 +36,11 @@ struct dfs_meter {
 	u32	epoch;
 	u32	cur_active;	/* flows seen in this epoch */
 	u32	prev_active;	/* flows seen in the previous epoch */
+	bool	busy;		/* the queue holds a packet, since busy_start */
+	u64	busy_start;	/* ns */
+	u64	busy_ns;	/* time with a backlog in this epoch */
 	u64	deq_bytes;	/* bytes sent in this epoch */
-	u64	deq_rate;	/* bytes/s of the last complete epoch */
+	u64	deq_rate;	/* link rate: bytes/s sent while busy */
 };
 
 enum dfs_verdict {
@@ -51,6 +54,8 @@ u32 dfs_wfs_ewma(u32 ewma, u32 wfs, u32 beta);
 
 void dfs_meter_init(struct dfs_meter *m, u64 now);
 void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval);
+void dfs_meter_busy(struct dfs_meter *m, u64 now);
+void dfs_meter_idle(struct dfs_meter *m, u64 now);
 void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f);
 u32 dfs_meter_active(const struct dfs_meter *m);
 u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m);

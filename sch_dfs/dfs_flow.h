@@ -37,6 +37,15 @@ struct dfs_key {
 #define DFS_F_STORE_BR	0x02	/* store_br_i: bitrate used for decisions */
 #define DFS_F_TRENDING	0x04	/* p_m above min_th + tolerance * delta_i */
 #define DFS_F_CACHED	0x08	/* held in the cache, not the B-tree */
+/*
+ * Bits 5-7: the rate intervals (1..7) that the bitrate measured last spans,
+ * until p_m has moved by it; 0 when it has.  A window closes at the
+ * flow's first packet past rate_interval, so after a silence one window
+ * spans many intervals: it is that much evidence (dfs_decide()).
+ */
+#define DFS_F_WINDOWS		0xe0
+#define DFS_F_WINDOWS_SHIFT	5
+#define DFS_F_WINDOWS_MAX	(DFS_F_WINDOWS >> DFS_F_WINDOWS_SHIFT)
 
 /*
  * 80 bytes (51 to a 4 KiB slab page): with about 12 bytes of B-tree node

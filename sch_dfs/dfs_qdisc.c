@@ -244,7 +244,6 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
 	flow = dfs_flow_get(q, skb, now);
 	dfs_flow_arrival(flow, now, len, p->rate_interval_ns);
-	dfs_meter_seen(&q->meter, flow);
 
 	wfs = dfs_wfs(p->limit, sch->qstats.backlog,
 		      dfs_meter_active(&q->meter));
@@ -258,6 +257,11 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		dfs_count_flags(q, flow->flags, 1);
 	}
 	dfs_flow_place(q, flow);
+	/* A flow DFS drops takes no part of the link: not one of the n
+	 * that share it (Eq. 1's b / n, the fair rate).
+	 */
+	if (verdict != DFS_DROP)
+		dfs_meter_seen(&q->meter, flow);
 
 	if (verdict == DFS_DROP) {
 		q->stats.drop_malicious++;
@@ -275,6 +279,8 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->stats.ecn_marked++;
 	}
 
+	if (!sch->q.qlen)
+		dfs_meter_busy(&q->meter, now);
 	flow->backlog += len;
 	dfs_skb_cb(skb)->flow = flow;
 	return qdisc_enqueue_tail(skb, sch);
@@ -300,6 +306,8 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 	if (skb) {
 		dfs_skb_leave_flow(skb);
 		q->meter.deq_bytes += qdisc_pkt_len(skb);
+		if (!sch->q.qlen)
+			dfs_meter_idle(&q->meter, ktime_get_ns());
 	}
 	return skb;
 }
@@ -372,6 +380,8 @@ static void dfs_trim_queue(struct Qdisc *sch)
 		q->stats.drop_overlimit++;
 		rtnl_qdisc_drop(skb, sch);
 	}
+	if (!sch->q.qlen)
+		dfs_meter_idle(&q->meter, ktime_get_ns());
 	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
 				  backlog - sch->qstats.backlog);
 }

@@ -56,6 +56,7 @@ static void test_meter(void)
 	struct dfs_params p = defaults();
 
 	dfs_meter_init(&m, 0);
+	dfs_meter_busy(&m, 0);
 	CHECK(dfs_meter_active(&m) == 1, "at least one");
 	dfs_meter_seen(&m, &a);
 	dfs_meter_seen(&m, &b);
@@ -76,6 +77,47 @@ static void test_meter(void)
 	CHECK(dfs_meter_active(&m) == 1, "b went idle");
 	dfs_meter_tick(&m, 900 * MS, 100 * MS);
 	CHECK(dfs_meter_active(&m) == 1 && !m.prev_active, "idle gap");
+}
+
+/*
+ * The link rate is measured over the time the queue holds packets: it does
+ * not fall with the load, and an idle link keeps its last rate, so the
+ * fair rate of the one flow left is the link, not nothing.
+ */
+static void test_meter_link_rate(void)
+{
+	struct dfs_meter m;
+
+	dfs_meter_init(&m, 0);
+	/* busy half of the epoch, sending at 1.25 MB/s meanwhile */
+	dfs_meter_busy(&m, 10 * MS);
+	m.deq_bytes = 62500;
+	dfs_meter_idle(&m, 60 * MS);
+	dfs_meter_tick(&m, 100 * MS, 100 * MS);
+	CHECK(m.deq_rate == 1250000, "half busy: %llu",
+	      (unsigned long long)m.deq_rate);
+	/* busy across the epoch's end: both epochs get their part */
+	dfs_meter_busy(&m, 150 * MS);
+	m.deq_bytes = 62500;
+	dfs_meter_tick(&m, 200 * MS, 100 * MS);
+	CHECK(m.deq_rate == 1250000, "busy at the tick: %llu",
+	      (unsigned long long)m.deq_rate);
+	m.deq_bytes = 125000;
+	dfs_meter_tick(&m, 300 * MS, 100 * MS);
+	CHECK(m.deq_rate == 1250000, "busy all epoch: %llu",
+	      (unsigned long long)m.deq_rate);
+	/* idle, or busy too briefly to tell: the last rate stays */
+	dfs_meter_idle(&m, 300 * MS);
+	m.deq_bytes = 0;
+	dfs_meter_tick(&m, 400 * MS, 100 * MS);
+	CHECK(m.deq_rate == 1250000, "idle epoch: %llu",
+	      (unsigned long long)m.deq_rate);
+	dfs_meter_busy(&m, 450 * MS);
+	m.deq_bytes = 1500;
+	dfs_meter_idle(&m, 450 * MS + 1000);
+	dfs_meter_tick(&m, 500 * MS, 100 * MS);
+	CHECK(m.deq_rate == 1250000, "one packet: %llu",
+	      (unsigned long long)m.deq_rate);
 }
 
 /*
@@ -122,7 +164,8 @@ static void test_bitrate(void)
 
 /*
  * Drive a flow: a packet every @step ns from @t for @dur ns, with the
- * given backlog and bitrate; returns the last verdict.
+ * given backlog; @bitrate is measured once per rate_interval, as
+ * dfs_flow_arrival() does.  Returns the last verdict.
  */
 static enum dfs_verdict drive(struct dfs_params *p, struct dfs_flow *f,
 			      u64 *t, u64 dur, u64 step, u32 backlog,
@@ -133,7 +176,12 @@ static enum dfs_verdict drive(struct dfs_params *p, struct dfs_flow *f,
 
 	for (; *t < end; *t += step) {
 		f->backlog = backlog;
-		f->bitrate = bitrate;
+		if (*t - f->win_start >= p->rate_interval_ns) {
+			f->win_start = *t;
+			f->bitrate = bitrate;
+			f->flags = (f->flags & ~DFS_F_WINDOWS) |
+				   1 << DFS_F_WINDOWS_SHIFT;
+		}
 		v = dfs_decide(p, f, *t, wfs, fair);
 	}
 	return v;
@@ -175,10 +223,15 @@ static void test_marked_and_unmarked(void)
 	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
 	CHECK(f.flags & DFS_F_TRENDING, "trending");
 
-	/* Twice the fair rate: p_m grows by 2 * delta_i per freeze_time
-	 * and reaches max_th well within a second.
+	/* Twice the fair rate: p_m grows by delta_i per bitrate window (the
+	 * difference to the fair rate, over it) and reaches max_th in
+	 * (max_th - trend_th) / delta_i windows, 2.2 s.
 	 */
-	v = drive(&p, &f, &t, 200 * MS, MS, 8000, 5000, 2000000, 1000000);
+	v = drive(&p, &f, &t, 2000 * MS, MS, 8000, 5000, 2000000, 1000000);
+	CHECK(!(f.flags & DFS_F_MALICIOUS), "not malicious in 2 s: pm %u",
+	      f.pm);
+	CHECK(v == DFS_MARK, "trending: over wfs is marked");
+	v = drive(&p, &f, &t, 400 * MS, MS, 8000, 5000, 2000000, 1000000);
 	CHECK(f.flags & DFS_F_MALICIOUS, "marked malicious: pm %u", f.pm);
 	CHECK(f.pm == p.max_th, "pm at max_th");
 	CHECK(v == DFS_DROP, "malicious flow is dropped");
@@ -187,7 +240,7 @@ static void test_marked_and_unmarked(void)
 	/* Dropped, it keeps nothing in the buffer; its bitrate falls to half
 	 * the fair rate: p_m falls, and the flow is reset and unmarked.
 	 */
-	v = drive(&p, &f, &t, 300 * MS, MS, 0, 5000, 500000, 1000000);
+	v = drive(&p, &f, &t, 1500 * MS, MS, 0, 5000, 500000, 1000000);
 	CHECK(!(f.flags & (DFS_F_MALICIOUS | DFS_F_TRENDING | DFS_F_STORE_BR)),
 	      "unmarked: flags %#x pm %u", f.flags, f.pm);
 	CHECK(v == DFS_ALLOW && f.pm == p.min_th, "allowed again");
@@ -209,7 +262,7 @@ static void test_unmarked_when_passing(void)
 
 	dfs_flow_init(&f, &p, 0);
 	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
-	drive(&p, &f, &t, 200 * MS, MS, 8000, 5000, 2000000, 1000000);
+	drive(&p, &f, &t, 2400 * MS, MS, 8000, 5000, 2000000, 1000000);
 	CHECK(f.flags & DFS_F_MALICIOUS, "marked malicious: pm %u", f.pm);
 	for (i = 0; i < 100000 && (f.flags & DFS_F_TRENDING); i++)
 		drive(&p, &f, &t, MS, MS, 0, 5000, 900000, 1000000);
@@ -289,11 +342,124 @@ static void test_huge_ratio(void)
 
 	dfs_flow_init(&f, &p, 0);
 	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
-	drive(&p, &f, &t, 20 * MS, MS, 8000, 5000, 1ULL << 40, 1);
+	drive(&p, &f, &t, 200 * MS, MS, 8000, 5000, 1ULL << 40, 1);
 	CHECK(f.pm == p.max_th && (f.flags & DFS_F_MALICIOUS),
 	      "huge rate saturates");
-	drive(&p, &f, &t, 20 * MS, MS, 0, 5000, 1, 1ULL << 40);
+	drive(&p, &f, &t, 200 * MS, MS, 0, 5000, 1, 1ULL << 40);
 	CHECK(f.pm <= p.max_th, "huge fall does not wrap: %u", f.pm);
+}
+
+/*
+ * A trending flow is held to its share, not cut off: its packets under wfs
+ * pass, those over wfs are marked (dropped if not ECT), as the paper's
+ * ECN mark of a trending flow is a signal, not a drop.
+ */
+static void test_trending_holds_share(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	u64 t = 0;
+
+	dfs_flow_init(&f, &p, 0);
+	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	CHECK(f.flags & DFS_F_TRENDING, "trending");
+	CHECK(drive(&p, &f, &t, MS, MS, 4000, 5000, 1500000, 1000000) ==
+	      DFS_ALLOW, "under wfs: passes");
+	CHECK(drive(&p, &f, &t, MS, MS, 6000, 5000, 1500000, 1000000) ==
+	      DFS_MARK, "over wfs: marked");
+	CHECK(!(f.flags & DFS_F_MALICIOUS), "not malicious yet");
+}
+
+/* One bitrate window is one piece of evidence: p_m moves once per window
+ * however many packets (and freeze_times) the window holds.
+ */
+static void test_rate_step_per_window(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow f = {};
+	u64 t = 0;
+	u32 pm;
+
+	dfs_flow_init(&f, &p, 0);
+	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	pm = f.pm;
+	drive(&p, &f, &t, 1000 * MS, MS, 8000, 5000, 3000000, 1000000);
+	/* 10 windows at 3x the fair rate: 2 delta_i each */
+	CHECK(f.pm == pm + 10 * 2 * p.delta_i, "pm %u, want %u", f.pm,
+	      pm + 10 * 2 * p.delta_i);
+	/* a flow measured at its fair rate does not rise */
+	pm = f.pm;
+	drive(&p, &f, &t, 500 * MS, MS, 8000, 5000, 1000000, 1000000);
+	CHECK(f.pm < pm, "at its fair rate p_m falls: %u -> %u", pm, f.pm);
+}
+
+/*
+ * Issue 13: the 16 TCP connections of one host, marked malicious, back
+ * off: each retransmits after its RTO, which doubles (0.2, 0.4, 0.8 s...),
+ * so the flow sends a burst of 16 packets, then less and less.  Measured
+ * by dfs_flow_arrival() itself, its rate falls under the fair rate, and
+ * the mark must lift within a few seconds.  A flood that goes on must
+ * stay marked, however long.
+ */
+static u64 backoff_arrivals(struct dfs_params *p, struct dfs_flow *f,
+			    u64 t, u64 until, u64 fair, bool *unmarked)
+{
+	u64 rto = 200 * MS, next = t;
+	int i;
+
+	*unmarked = false;
+	while (t < until) {
+		for (i = 0; i < 16 && !*unmarked; i++) {
+			dfs_flow_arrival(f, t + i * 10000, 1500,
+					 p->rate_interval_ns);
+			f->backlog = 0;
+			dfs_decide(p, f, t + i * 10000, 5000, fair);
+			*unmarked = !(f->flags & DFS_F_MALICIOUS);
+		}
+		if (*unmarked)
+			return t;
+		next = t + rto;
+		rto = min_t(u64, 2 * rto, 120000 * MS);
+		t = next;
+	}
+	return t;
+}
+
+static void test_backing_off_flow_unmarked(void)
+{
+	struct dfs_params p = defaults();
+	u64 fair = 156250;	/* 10 Mbit/s over 8 hosts */
+	struct dfs_flow f = {};
+	bool unmarked;
+	u64 t = 0, end;
+
+	dfs_flow_init(&f, &p, 0);
+	/* 5 Mbit/s against a fair 1.25: trending, then malicious */
+	for (; t < 5000 * MS && !(f.flags & DFS_F_MALICIOUS); t += 2 * MS) {
+		dfs_flow_arrival(&f, t, 1250, p.rate_interval_ns);
+		f.backlog = 20000;
+		dfs_decide(&p, &f, t, 10000, fair);
+	}
+	CHECK(f.flags & DFS_F_MALICIOUS, "the hog is marked: pm %u", f.pm);
+	CHECK(t < 1000 * MS, "within a second: %llu ms",
+	      (unsigned long long)(t / MS));
+
+	end = backoff_arrivals(&p, &f, t, t + 30000 * MS, fair, &unmarked);
+	CHECK(unmarked, "never unmarked: pm %u", f.pm);
+	CHECK(end - t <= 3000 * MS, "unmarked %llu ms after backing off",
+	      (unsigned long long)((end - t) / MS));
+
+	/* a flood at the same rate, which does not back off, stays cut */
+	dfs_flow_init(&f, &p, 0);
+	for (t = 0; t < 30000 * MS; t += 2 * MS) {
+		dfs_flow_arrival(&f, t, 1250, p.rate_interval_ns);
+		f.backlog = f.flags & DFS_F_MALICIOUS ? 0 : 20000;
+		dfs_decide(&p, &f, t, 10000, fair);
+		if (t > 1000 * MS && !(f.flags & DFS_F_MALICIOUS))
+			break;
+	}
+	CHECK(f.flags & DFS_F_MALICIOUS, "flood unmarked at %llu ms",
+	      (unsigned long long)(t / MS));
 }
 
 int main(void)
@@ -302,6 +468,7 @@ int main(void)
 	TEST(test_ewma);
 	TEST(test_meter);
 	TEST(test_meter_lone_packets);
+	TEST(test_meter_link_rate);
 	TEST(test_bitrate);
 	TEST(test_pm_rises);
 	TEST(test_marked_and_unmarked);
@@ -310,5 +477,8 @@ int main(void)
 	TEST(test_clock_wrap);
 	TEST(test_unmeasured);
 	TEST(test_huge_ratio);
+	TEST(test_trending_holds_share);
+	TEST(test_rate_step_per_window);
+	TEST(test_backing_off_flow_unmarked);
 	return unit_summary("decide_test");
 }

@@ -36,6 +36,7 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 				   u64 fair)
 {
 	s128 trend_th = p->min_th + (s128)p->tolerance * p->delta_i;
+	u32 windows = (f->flags & DFS_F_WINDOWS) >> DFS_F_WINDOWS_SHIFT;
 	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
 	enum dfs_verdict v = DFS_ALLOW;
 	s128 pm = f->pm;
@@ -59,13 +60,24 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 			}
 		}
 	} else {
-		v = f->flags & DFS_F_MALICIOUS ? DFS_DROP : DFS_MARK;
-		if (thawed && (f->flags & DFS_F_STORE_BR) && f->bitrate &&
-		    fair) {
-			if (f->bitrate > fair)
-				pm += (u128)p->delta_i * f->bitrate / fair;
+		/* held to its share; cut off only once malicious */
+		if (f->flags & DFS_F_MALICIOUS)
+			v = DFS_DROP;
+		else if (f->backlog > wfs)
+			v = DFS_MARK;
+		/* once per sample, a step per interval it spans; over 1.5
+		 * times the fair rate a rise proportional to the difference
+		 * to it, else a fall
+		 */
+		if (thawed && (f->flags & DFS_F_STORE_BR) && windows &&
+		    f->bitrate && fair) {
+			if ((u128)f->bitrate * 2 > (u128)fair * 3)
+				pm += (u128)windows * p->delta_i *
+				      (f->bitrate - fair) / fair;
 			else
-				pm -= (u128)p->delta_d * fair / f->bitrate;
+				pm -= (u128)windows * p->delta_d * fair /
+				      f->bitrate;
+			f->flags &= ~DFS_F_WINDOWS;
 			f->ptime = dfs_ptime(now);
 		}
 		if (pm >= p->max_th)
@@ -107,6 +119,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_flow f = {}, rf;
 	struct dfs_meter m;
 	u64 now, interval, deq_ref = 0, fair, rfair;
+	u64 busy_start = 0, busy_ns = 0;
+	bool busy = false;
 	u32 ewma, old, wfs, n;
 	u128 rate;
 
@@ -137,15 +151,20 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		/* time moves on: up to ~4 s, or up to 2^40 ns (~18 min) */
 		now += op & 0x80 ? get(&in, 5) : get(&in, 2) * get(&in, 2);
 
-		switch (op % 5) {
+		switch (op % 6) {
 		case 0:		/* an arrival of the flow */
 			len = get(&in, 4);
 			rf = f;
 			dfs_flow_arrival(&f, now, len, interval);
 			if (now - rf.win_start >= interval) {
+				u64 w = (now - rf.win_start) / interval;
+
 				rate = (u128)rf.win_bytes * NSEC_PER_SEC /
 				       (now - rf.win_start);
 				FUZZ_ASSERT(f.bitrate == rate);
+				FUZZ_ASSERT((f.flags & DFS_F_WINDOWS) >>
+					    DFS_F_WINDOWS_SHIFT ==
+					    min(w, (u64)DFS_F_WINDOWS_MAX));
 				rf.win_bytes = 0;
 			}
 			FUZZ_ASSERT(f.win_bytes ==
@@ -159,15 +178,32 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			deq_ref += len;
 			break;
 		case 2:		/* the meter's epoch, as enqueue ticks it */
-			if (now - m.epoch_start >= interval)
-				rate = (u128)deq_ref * NSEC_PER_SEC /
-				       (now - m.epoch_start);
-			else
-				rate = m.deq_rate;
+			rate = m.deq_rate;
+			if (now - m.epoch_start >= interval) {
+				/* the link's rate while the queue was busy */
+				if (busy)
+					busy_ns += now - busy_start;
+				if (busy_ns && busy_ns >= interval / 8)
+					rate = (u128)deq_ref * NSEC_PER_SEC /
+					       busy_ns;
+				busy_ns = 0;
+				busy_start = now;
+			}
 			dfs_meter_tick(&m, now, interval);
 			FUZZ_ASSERT(m.deq_rate == rate);
 			if (!m.deq_bytes)
 				deq_ref = 0;
+			break;
+		case 5:		/* the queue fills or empties */
+			if (busy) {
+				dfs_meter_idle(&m, now);
+				if (now > busy_start)
+					busy_ns += now - busy_start;
+			} else {
+				dfs_meter_busy(&m, now);
+				busy_start = now;
+			}
+			busy = !busy;
 			break;
 		case 3:		/* Eq. (1) and the EWMA, for any queue */
 			n = get(&in, 3);

@@ -150,7 +150,7 @@ def summarize(scn, raw):
         m, sd = mean_sd(s)
         r["sc"][cls] = (m / sd if sd else None) if m else 0.0
 
-    if raw["qdisc"] == "dfs":
+    if raw["qdisc"].startswith("dfs"):
         truth = {f.host for f in scn.flows_of(scenarios.ATTACK)}
         marked = set()
         for s in raw["samples"]:

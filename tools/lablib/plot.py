@@ -43,7 +43,7 @@ def throughput(scn, runs, path):
             ax.axvline(start, color="grey", lw=0.5, ls=":")
             ax.text(start + 0.3, 10.6, label, fontsize=7, color="grey")
         ax.axvspan(0, scn.warmup, color="grey", alpha=0.1)
-        if kind == "dfs":
+        if kind.startswith("dfs"):
             t0 = raw["t_start"]
             pts = [(s["t"] - t0, len(s.get("marked", [])))
                    for s in raw["samples"] if s["t"] >= t0]
@@ -79,7 +79,7 @@ def queue(scn, runs, path):
         pts = [(s["t"] - t0, s.get("backlog", 0) / 1000)
                for s in raw["samples"] if s["t"] >= t0]
         style = {"color": cmap(i % 10), "ls": "-" if i < 10 else "--",
-                 "lw": 2.0 if kind == "dfs" else 1.0}
+                 "lw": 2.0 if kind.startswith("dfs") else 1.0}
         q.plot([p[0] for p in pts], [p[1] for p in pts], label=kind, **style)
         rtt = raw["ping"]["rtt"]
         d.plot([t - t0 for t, _ in rtt], [x for _, x in rtt], **style)

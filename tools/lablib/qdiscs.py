@@ -10,6 +10,8 @@ CHILD = "qdisc add dev DEV parent 1:1 handle 10:"
 
 QDISCS = {
     "dfs": [CHILD + " dfs limit 100000"],
+    # Per-host fairness: every busy host is one flow.
+    "dfs-src": [CHILD + " dfs limit 100000 key src"],
     # LRU-FQ as its paper: heavy flows (the LRU's threshold) to a class
     # with a third of the weight of everyone else's.  The cache must be
     # smaller than the number of flows, as the paper sizes it, or no flow
@@ -32,13 +34,16 @@ QDISCS = {
     "sfq": [CHILD + " sfq limit 70"],
     "fq_codel": [CHILD + " fq_codel limit 70"],
     "cake": [CHILD + " cake bandwidth 10mbit"],
+    # cake's per-host fairness (the peer of dfs key src).
+    "cake-srchost": [CHILD + " cake bandwidth 10mbit dual-srchost"],
     "hhf": [CHILD + " hhf limit 70"],
     "choke": [CHILD + " choke limit 70 bandwidth 10mbit min 15 max 45 "
               "avpkt 1000 burst 25"],
     "pie": [CHILD + " pie limit 70"],
 }
 
-DEFAULT = list(QDISCS)
+# The variants run where a scenario asks for them (tools/lab -q).
+DEFAULT = [k for k in QDISCS if k not in ("dfs-src", "cake-srchost")]
 
 # Keys of "tc -j -s qdisc show" that count ECN marks, per kind (cake
 # counts per tin).

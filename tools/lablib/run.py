@@ -19,9 +19,11 @@ the table, CSV and JSON; tools/lab draws the plots on the host.
 --keep: re-run some qdiscs, keep the others' raw records from an earlier
 run in the same DIR, and make the table of all of them.
 
---check (make check): assert DFS's classification against the scenario's
-ground truth: every attack flow marked malicious at some point, no other
-flow ever marked.  Exit 1 if not.
+--check (make check): assert what the scenario asks of DFS (and of each
+dfs variant run): by default its classification against the ground truth
+(every attack flow marked malicious at some point, no other flow ever
+marked); scenario 3b: the hog host held to its share, not starved;
+scenario 3u: the flood under 5% of the link.  Exit 1 if not.
 """
 import argparse
 import json
@@ -279,6 +281,54 @@ def check_marking(scn, raw):
     return ok
 
 
+def check_hog(scn, raw, kind):
+    """--check, scenario 3b (issue 13): the host with many connections is
+    held to its share, not cut off: over every whole 5 s window of the
+    measured period it gets at least half the goodput of the median other
+    host, and Jain's index between hosts is at least 0.9."""
+    hog = scn.flows_of(scenarios.ATTACK)[0]
+    others = [f for f in scn.flows if f.proto == "tcp" and f is not hog]
+    ok = True
+    for start in range(scn.warmup, metrics.window_end(scn) - 4, 5):
+        def got(f):
+            s = [v for t, v in metrics.series(scn, raw, f)
+                 if start <= t < start + 5]
+            return sum(s) / len(s)
+        rates = sorted(got(f) for f in others)
+        median = rates[len(rates) // 2]
+        mine = got(hog)
+        line = "%s: %s, %d-%d s: hog %.0f kbit/s, median host %.0f" % (
+            scn.name, kind, start, start + 5, mine / 1000, median / 1000)
+        if mine < median / 2:
+            print("FAIL: " + line + ": under half")
+            ok = False
+        else:
+            print("INFO: " + line)
+    jain = metrics.summarize(scn, raw)["jain"]
+    if jain is None or jain < 0.9:
+        print("FAIL: %s: %s: Jain's index between hosts %s < 0.9"
+              % (scn.name, kind, jain))
+        ok = False
+    if ok:
+        print("PASS: %s: %s: the hog never under half a host's goodput, "
+              "Jain %.3f" % (scn.name, kind, jain))
+    return ok
+
+
+def check_flood(scn, raw, kind):
+    """--check, scenario 3u: the flood gets under 5% of the link."""
+    got = sum(metrics.rate(scn, raw, f) for f in scn.flows_of(scenarios.ATTACK))
+    ok = got < 0.05 * scenarios.LINK_BPS
+    print("%s: %s: %s: the flood got %.0f kbit/s%s"
+          % ("PASS" if ok else "FAIL", scn.name, kind, got / 1000,
+             "" if ok else ", not under 5% of the link"))
+    return ok
+
+
+CHECKS = {"marking": lambda scn, raw, kind: check_marking(scn, raw),
+          "hog": check_hog, "flood": check_flood}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -297,8 +347,9 @@ def main():
         if k not in qdiscs.QDISCS:
             sys.exit("lab: unknown qdisc '%s' (have: %s)"
                      % (k, " ".join(qdiscs.QDISCS)))
-    if args.check and "dfs" not in kinds:
-        sys.exit("lab: --check judges DFS's marking: include dfs")
+    checked = [k for k in kinds if k.startswith("dfs")]
+    if args.check and not checked:
+        sys.exit("lab: --check judges DFS: include dfs (or a variant)")
     out = args.out or os.path.join(os.path.dirname(TOOLS), "results",
                                    scn.name + ("-short" if args.short else ""))
     raw_dir = os.path.join(out, "raw")
@@ -321,9 +372,11 @@ def main():
         if args.keep:
             runs = keep_earlier(runs, raw_dir)
         metrics.write(scn, runs, out, args.scenario, args.short)
-        if args.check and (not runs.get("dfs") or
-                           not check_marking(scn, runs["dfs"])):
-            rc = 1
+        if args.check:
+            check = CHECKS[scn.checks or "marking"]
+            for k in checked:
+                if not runs.get(k) or not check(scn, runs[k], k):
+                    rc = 1
     finally:
         topo_cleanup()
     return rc

@@ -120,6 +120,31 @@ def scenario3(short):
                     delays={h: 5 for h in range(1, 10)}, jain_by_host=True)
 
 
+def scenario3b(short):
+    """Attack (iii) harder: one host with 16 connections against 7 hosts
+    with one (issue 13: DFS must hold such a host to its share, not cut
+    it off).  Measured from 10 s, over four whole 5 s windows."""
+    secs = 31
+    flows = [Flow(1, "tcp", ATTACK, conns=16)]
+    flows += [Flow(h, "tcp", TCP) for h in range(2, 9)]
+    return Scenario("scenario3b", "one host with 16 TCP connections + 7 "
+                    "hosts with one", secs, 10, flows,
+                    delays={h: 5 for h in range(1, 9)}, jain_by_host=True,
+                    checks="hog")
+
+
+def scenario3u(short):
+    """Scenario 3b with a UDP flood at the link rate in place of the hog:
+    what DFS must still cut off."""
+    secs = 31
+    flows = [Flow(1, "udp", ATTACK, schedule=cbr(LINK_BPS, secs))]
+    flows += [Flow(h, "tcp", TCP) for h in range(2, 9)]
+    return Scenario("scenario3u", "UDP flood at the link rate + 7 hosts "
+                    "with one TCP connection", secs, 10, flows,
+                    delays={h: 5 for h in range(1, 9)}, jain_by_host=True,
+                    checks="flood")
+
+
 def scenario4(short):
     """LRU-FQ Tables III/IV: web mice against TCP and UDP elephants."""
     secs = 20 if short else 30
@@ -150,7 +175,8 @@ def scenario5b(short):
                     "fair rate", secs, 5, flows)
 
 
-SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3, "4": scenario4,
+SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
+             "3b": scenario3b, "3u": scenario3u, "4": scenario4,
              "5a": scenario5a, "5b": scenario5b}
 
 
