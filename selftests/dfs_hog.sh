@@ -24,12 +24,12 @@ RET=0
 python3 "$REPO/tools/lablib/run.py" --scenario 3b --qdiscs "dfs dfs-src" \
 	--check --out "$REPO/build/lab-check/scenario3b"
 check_err $? "the 16-connection host was starved (see above)"
-log_test "dfs: a host with 16 connections keeps its share (key srcdst, src)"
+log_test "dfs: a 16-connection host keeps its share (srcdst, src)"
 
 RET=0
 python3 "$REPO/tools/lablib/run.py" --scenario 3u --qdiscs "dfs dfs-src" \
 	--check --out "$REPO/build/lab-check/scenario3u"
 check_err $? "the flood in the hog's place was not cut off (see above)"
-log_test "dfs: a UDP flood in its place is cut off (key srcdst, src)"
+log_test "dfs: a UDP flood in its place is cut off (srcdst, src)"
 
 ksft_exit
