@@ -120,29 +120,31 @@ def scenario3(short):
                     delays={h: 5 for h in range(1, 10)}, jain_by_host=True)
 
 
+def hog_scenario(name, title, hog, checks):
+    """Issue 13's setting: HOG (host 1) beside 7 hosts with one TCP
+    connection each, 5 ms access links, measured from 10 s over four whole
+    5 s windows."""
+    flows = [hog] + [Flow(h, "tcp", TCP) for h in range(2, 9)]
+    return Scenario(name, title, 31, 10, flows,
+                    delays={h: 5 for h in range(1, 9)}, jain_by_host=True,
+                    checks=checks)
+
+
 def scenario3b(short):
     """Attack (iii) harder: one host with 16 connections against 7 hosts
-    with one (issue 13: DFS must hold such a host to its share, not cut
-    it off).  Measured from 10 s, over four whole 5 s windows."""
-    secs = 31
-    flows = [Flow(1, "tcp", ATTACK, conns=16)]
-    flows += [Flow(h, "tcp", TCP) for h in range(2, 9)]
-    return Scenario("scenario3b", "one host with 16 TCP connections + 7 "
-                    "hosts with one", secs, 10, flows,
-                    delays={h: 5 for h in range(1, 9)}, jain_by_host=True,
-                    checks="hog")
+    with one: DFS must hold such a host to its share, not cut it off."""
+    return hog_scenario("scenario3b", "one host with 16 TCP connections + "
+                        "7 hosts with one", Flow(1, "tcp", ATTACK, conns=16),
+                        "hog")
 
 
 def scenario3u(short):
     """Scenario 3b with a UDP flood at the link rate in place of the hog:
     what DFS must still cut off."""
-    secs = 31
-    flows = [Flow(1, "udp", ATTACK, schedule=cbr(LINK_BPS, secs))]
-    flows += [Flow(h, "tcp", TCP) for h in range(2, 9)]
-    return Scenario("scenario3u", "UDP flood at the link rate + 7 hosts "
-                    "with one TCP connection", secs, 10, flows,
-                    delays={h: 5 for h in range(1, 9)}, jain_by_host=True,
-                    checks="flood")
+    return hog_scenario("scenario3u", "UDP flood at the link rate + 7 hosts "
+                        "with one TCP connection",
+                        Flow(1, "udp", ATTACK, schedule=cbr(LINK_BPS, 31)),
+                        "flood")
 
 
 def scenario4(short):
