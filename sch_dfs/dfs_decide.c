@@ -177,7 +177,8 @@ static void dfs_flow_reset(const struct dfs_params *p, struct dfs_flow *f)
 }
 
 /*
- * A p_m step of @delta * @num / @den, at most TC_DFS_ONE: a step that large
+ * A p_m step of @delta * @num / @den (@delta at most DFS_F_WINDOWS_MAX *
+ * TC_DFS_ONE), TC_DFS_ONE once @num / @den reaches it: a step that large
  * already takes p_m across all of [min_th, max_th], and the bound keeps the
  * quotient within 64 bits (on x86 mul_u64_u64_div_u64() is a divq, which
  * faults when the quotient overflows, e.g. "bandwidth" of petabits against
@@ -197,7 +198,8 @@ static u64 dfs_pm_step(u32 delta, u64 num, u64 den)
  *
  * Three readings of the paper hold a responsive flow that sends more than
  * its share (a host with many TCP connections, key src) to its share
- * rather than cut it off, while a flood is cut as fast as before:
+ * rather than cut it off, while a flood is still cut within a few
+ * windows (a third of a second at the link rate among 8 flows):
  *
  *  - A trending flow is "ECN-Marked" on every packet (line 17): a signal,
  *    its packets still enter the queue.  Dropping every packet of a flow
