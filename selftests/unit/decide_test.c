@@ -187,6 +187,13 @@ static enum dfs_verdict drive(struct dfs_params *p, struct dfs_flow *f,
 	return v;
 }
 
+/* A new flow kept over its share for 60 ms: tolerance rises, trending. */
+static void make_trending(struct dfs_params *p, struct dfs_flow *f, u64 *t)
+{
+	dfs_flow_init(f, p, *t);
+	drive(p, f, t, 60 * MS, MS, 8000, 5000, 0, 0);
+}
+
 static void test_pm_rises(void)
 {
 	struct dfs_params p = defaults();
@@ -219,8 +226,7 @@ static void test_marked_and_unmarked(void)
 	enum dfs_verdict v;
 	u64 t = 0;
 
-	dfs_flow_init(&f, &p, 0);
-	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	make_trending(&p, &f, &t);
 	CHECK(f.flags & DFS_F_TRENDING, "trending");
 
 	/* Twice the fair rate: p_m grows by delta_i per bitrate window (the
@@ -260,8 +266,7 @@ static void test_unmarked_when_passing(void)
 	u64 t = 0;
 	int i;
 
-	dfs_flow_init(&f, &p, 0);
-	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	make_trending(&p, &f, &t);
 	drive(&p, &f, &t, 2400 * MS, MS, 8000, 5000, 2000000, 1000000);
 	CHECK(f.flags & DFS_F_MALICIOUS, "marked malicious: pm %u", f.pm);
 	for (i = 0; i < 100000 && (f.flags & DFS_F_TRENDING); i++)
@@ -325,8 +330,7 @@ static void test_unmeasured(void)
 	u64 t = 0;
 	u32 pm;
 
-	dfs_flow_init(&f, &p, 0);
-	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	make_trending(&p, &f, &t);
 	pm = f.pm;
 	/* No bitrate yet, or no fair rate: no division, no change. */
 	drive(&p, &f, &t, 100 * MS, MS, 8000, 5000, 0, 1000000);
@@ -340,8 +344,7 @@ static void test_huge_ratio(void)
 	struct dfs_flow f = {};
 	u64 t = 0;
 
-	dfs_flow_init(&f, &p, 0);
-	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	make_trending(&p, &f, &t);
 	drive(&p, &f, &t, 200 * MS, MS, 8000, 5000, 1ULL << 40, 1);
 	CHECK(f.pm == p.max_th && (f.flags & DFS_F_MALICIOUS),
 	      "huge rate saturates");
@@ -360,8 +363,7 @@ static void test_trending_holds_share(void)
 	struct dfs_flow f = {};
 	u64 t = 0;
 
-	dfs_flow_init(&f, &p, 0);
-	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	make_trending(&p, &f, &t);
 	CHECK(f.flags & DFS_F_TRENDING, "trending");
 	CHECK(drive(&p, &f, &t, MS, MS, 4000, 5000, 1500000, 1000000) ==
 	      DFS_ALLOW, "under wfs: passes");
@@ -380,8 +382,7 @@ static void test_rate_step_per_window(void)
 	u64 t = 0;
 	u32 pm;
 
-	dfs_flow_init(&f, &p, 0);
-	drive(&p, &f, &t, 60 * MS, MS, 8000, 5000, 0, 0);
+	make_trending(&p, &f, &t);
 	pm = f.pm;
 	drive(&p, &f, &t, 1000 * MS, MS, 8000, 5000, 3000000, 1000000);
 	/* 10 windows at 3x the fair rate: 2 delta_i each */
@@ -404,7 +405,7 @@ static void test_rate_step_per_window(void)
 static u64 backoff_arrivals(struct dfs_params *p, struct dfs_flow *f,
 			    u64 t, u64 until, u64 fair, bool *unmarked)
 {
-	u64 rto = 200 * MS, next = t;
+	u64 rto = 200 * MS;
 	int i;
 
 	*unmarked = false;
@@ -418,9 +419,8 @@ static u64 backoff_arrivals(struct dfs_params *p, struct dfs_flow *f,
 		}
 		if (*unmarked)
 			return t;
-		next = t + rto;
+		t += rto;
 		rto = min_t(u64, 2 * rto, 120000 * MS);
-		t = next;
 	}
 	return t;
 }
