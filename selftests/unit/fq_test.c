@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the flow scheduler of "sched fq" (dfs_fq.h): deficit round
+ * robin by bytes, new flows first, the pass through the old flows, the
+ * release of emptied flows, and CoDel's drops, their spacing and ECN
+ * marks, driven by a synthetic clock.
+ */
+#include "fq_world.h"
+#include "unit.h"
+
+#define US	NSEC_PER_USEC
+#define MS	NSEC_PER_MSEC
+
+/* Both flows always backlogged: bytes served differ by a quantum at most. */
+static void test_drr_bytes(void)
+{
+	u64 served[2] = {};
+	struct world w;
+	int i, k;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (i = 0; i < 40; i++) {
+		w_enqueue(&w, 0, 1500, 0, false);
+		for (k = 0; k < 5; k++)
+			w_enqueue(&w, 1, 300, 0, false);
+	}
+	for (i = 0; i < 100; i++) {
+		struct w_pkt *pkt = w_dequeue(&w, 0);
+
+		CHECK(pkt, "packet %d", i);
+		if (!pkt)
+			break;
+		served[pkt->flow] += pkt->len;
+		free(pkt);
+		/* sample only while both are backlogged */
+		if (w.f[0].qlen && w.f[1].qlen && i > 10)
+			CHECK(served[0] > served[1] ?
+			      served[0] - served[1] <= 2 * 1514 :
+			      served[1] - served[0] <= 2 * 1514,
+			      "bytes %llu vs %llu", (unsigned long long)served[0],
+			      (unsigned long long)served[1]);
+	}
+	w_destroy(&w);
+}
+
+/* A sparse flow's packet goes before the backlog of an old flow. */
+static void test_new_flow_first(void)
+{
+	struct w_pkt *pkt;
+	struct world w;
+	int i;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (i = 0; i < 10; i++)
+		w_enqueue(&w, 0, 1500, 0, false);
+	/* flow 0 spends its first quantum and becomes old */
+	free(w_dequeue(&w, 0));
+	free(w_dequeue(&w, 0));
+	w_enqueue(&w, 1, 100, 0, false);
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 1, "the new flow first");
+	free(pkt);
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 0, "then the old flow");
+	free(pkt);
+	CHECK(w.st.new_flows == 2, "two new flows: %llu",
+	      (unsigned long long)w.st.new_flows);
+	w_destroy(&w);
+}
+
+/*
+ * A new flow that empties passes through the old flows once: a packet it
+ * sends at once joins its queue there, it is not new again.
+ */
+static void test_new_flow_passes_old(void)
+{
+	struct w_pkt *pkt;
+	struct world w;
+	int i;
+
+	/* two packets a quantum: flow 0 keeps a deficit across a turn */
+	w_init(&w, 3000, 5000, 100000, false);
+	for (i = 0; i < 10; i++)
+		w_enqueue(&w, 0, 1500, 0, false);
+	free(w_dequeue(&w, 0));
+	free(w_dequeue(&w, 0));		/* flow 0 spent its quantum */
+	w_enqueue(&w, 1, 100, 0, false);
+	pkt = w_dequeue(&w, 0);		/* flow 0 turns old, flow 1 goes */
+	CHECK(pkt && pkt->flow == 1, "flow 1 first");
+	free(pkt);
+	pkt = w_dequeue(&w, 0);		/* flow 1, empty, moves behind 0 */
+	CHECK(pkt && pkt->flow == 0, "then flow 0");
+	free(pkt);
+	w_enqueue(&w, 1, 100, 0, false);
+	/* flow 1 is old now, behind flow 0 which has half a quantum left */
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 0, "old flow 0 before flow 1 (got %d)",
+	      pkt ? pkt->flow : -1);
+	free(pkt);
+	CHECK(w.st.new_flows == 2, "flow 1 was not new again");
+	CHECK(!w.released, "nothing released while queued");
+	w_destroy(&w);
+}
+
+/* An emptied flow is released on its next turn, and the count follows. */
+static void test_release(void)
+{
+	struct world w;
+	int i;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (i = 0; i < 3; i++)
+		w_enqueue(&w, 2, 500, 0, false);
+	CHECK(w.s.count == 1, "one flow scheduled");
+	for (i = 0; i < 3; i++)
+		free(w_dequeue(&w, 0));
+	CHECK(w.f[2].fq, "still scheduled before its next turn");
+	CHECK(!w_dequeue(&w, 0), "nothing left");
+	CHECK(!w.f[2].fq && w.released == 1 && w.s.count == 0,
+	      "released: %u, count %u", w.released, w.s.count);
+	w_destroy(&w);
+}
+
+/* A quantum smaller than a packet: a flow waits rounds, still fair. */
+static void test_small_quantum(void)
+{
+	u32 served[2] = {};
+	struct world w;
+	int i;
+
+	w_init(&w, 300, 5000, 100000, false);
+	for (i = 0; i < 50; i++) {
+		w_enqueue(&w, 0, 1500, 0, false);
+		w_enqueue(&w, 1, 1500, 0, false);
+	}
+	for (i = 0; i < 40; i++) {
+		struct w_pkt *pkt = w_dequeue(&w, 0);
+
+		CHECK(pkt, "packet %d", i);
+		if (!pkt)
+			break;
+		served[pkt->flow]++;
+		free(pkt);
+	}
+	CHECK(served[0] == 20 && served[1] == 20, "%u / %u", served[0],
+	      served[1]);
+	w_destroy(&w);
+}
+
+/*
+ * A standing queue of @depth 1500-byte packets, one sent and one arriving
+ * every 1.2 ms (10 Mbit/s), for @ms milliseconds; drop times in @drops.
+ */
+static u32 standing_queue(struct world *w, int depth, u32 ms, bool ect,
+			  u64 *drops, u32 ndrops)
+{
+	u32 seen = 0;
+	u64 t = 0;
+	bool ce;
+	int i;
+
+	for (i = 0; i < depth; i++)
+		w_enqueue(w, 0, 1500, 0, ect);
+	for (t = (u64)depth * 1200 * US; t < (u64)ms * MS; t += 1200 * US) {
+		u32 before = w->dropped;
+		struct w_pkt *pkt;
+
+		w_enqueue(w, 0, 1500, t, ect);
+		pkt = w_dequeue(w, t);
+		ce = pkt && pkt->ce;
+		free(pkt);
+		if ((w->dropped > before || ce) && seen < ndrops)
+			drops[seen++] = t;
+	}
+	return seen;
+}
+
+/* Under target: CoDel never drops. */
+static void test_codel_below_target(void)
+{
+	u64 drops[4];
+	struct world w;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	CHECK(standing_queue(&w, 3, 2000, false, drops, 4) == 0,
+	      "no drop at 3.6 ms sojourn: %u", w.dropped);
+	w_destroy(&w);
+}
+
+/*
+ * Above target for an interval: the first drop an interval after the
+ * sojourn went above, then interval / sqrt(count) as codel_impl.h's one
+ * Newton step a drop approximates it from 1/sqrt(1): 100 ms, 50 (for
+ * 70.7), 56.3 (for 57.7).
+ */
+static void test_codel_drop_spacing(void)
+{
+	u64 drops[4] = {};
+	struct world w;
+	u32 n;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	n = standing_queue(&w, 20, 400, false, drops, 4);
+	CHECK(n == 4, "four drops in 400 ms: %u", n);
+	/* above target from the first dequeue at 24 ms */
+	CHECK(drops[0] > 124 * MS && drops[0] <= 127 * MS, "first at %llu us",
+	      (unsigned long long)drops[0] / US);
+	CHECK(drops[1] - drops[0] >= 99 * MS && drops[1] - drops[0] <= 102 * MS,
+	      "second after %llu us",
+	      (unsigned long long)(drops[1] - drops[0]) / US);
+	CHECK(drops[2] - drops[1] >= 49 * MS && drops[2] - drops[1] <= 52 * MS,
+	      "third after %llu us",
+	      (unsigned long long)(drops[2] - drops[1]) / US);
+	CHECK(drops[3] - drops[2] >= 55 * MS && drops[3] - drops[2] <= 59 * MS,
+	      "fourth after %llu us",
+	      (unsigned long long)(drops[3] - drops[2]) / US);
+	w_destroy(&w);
+}
+
+/* With ecn, ECT packets are marked where they would be dropped. */
+static void test_codel_ecn(void)
+{
+	u64 t[16];
+	struct world w;
+	u32 drops, marks;
+
+	/* not ECT: dropped even with ecn on */
+	w_init(&w, 1514, 5000, 100000, true);
+	drops = standing_queue(&w, 20, 400, false, t, 16);
+	CHECK(drops >= 4 && w.st.codel_drops == drops && !w.st.codel_marks,
+	      "%u drops", drops);
+	w_destroy(&w);
+
+	/* a mark leaves the queue as long: at least as many marks */
+	w_init(&w, 1514, 5000, 100000, true);
+	marks = standing_queue(&w, 20, 400, true, t, 16);
+	CHECK(marks >= drops && w.dropped == 0 && w.st.codel_marks == marks,
+	      "%u marks, %u drops", marks, w.dropped);
+	w_destroy(&w);
+}
+
+/* One MTU or less left behind the packet: never a drop. */
+static void test_codel_last_packet(void)
+{
+	struct world w;
+	u64 t;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	/* one packet at a time, each waiting 50 ms */
+	for (t = 0; t < 2000 * MS; t += 50 * MS) {
+		w_enqueue(&w, 0, 1500, t, false);
+		free(w_dequeue(&w, t + 50 * MS));
+	}
+	CHECK(w.dropped == 0, "drops: %u", w.dropped);
+	w_destroy(&w);
+}
+
+/* Back above target soon after an episode: resume near its drop rate. */
+static void test_codel_reentry(void)
+{
+	u64 drops[16] = {};
+	struct world w;
+	u32 count;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	standing_queue(&w, 20, 1000, false, drops, 16);
+	count = w.f[0].fq->cv.count;
+	CHECK(count > 2, "episode count %u", count);
+	w_destroy(&w);
+}
+
+/* Purge drops every packet and releases every flow (ASan: no leak). */
+static void test_purge(void)
+{
+	struct world w;
+	int i;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (i = 0; i < 100; i++)
+		w_enqueue(&w, i % W_FLOWS, 64 + i, 0, false);
+	free(w_dequeue(&w, 0));
+	w_destroy(&w);
+	CHECK(w.qlen == 0 && w.backlog == 0 && w.s.count == 0,
+	      "qlen %u backlog %u count %u", w.qlen, w.backlog, w.s.count);
+	CHECK(w.released == W_FLOWS && w.dropped == 99, "released %u dropped %u",
+	      w.released, w.dropped);
+	CHECK(!w.s.new_flows.head && !w.s.old_flows.head, "lists empty");
+}
+
+/* The clock wraps every 73 minutes: CoDel works across it. */
+static void test_codel_wrap(void)
+{
+	u64 base = ((1ULL << 32) << DFS_CODEL_SHIFT) - 200 * MS;
+	struct world w;
+	u64 t;
+	int i;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (i = 0; i < 20; i++)
+		w_enqueue(&w, 0, 1500, base, false);
+	for (t = base + 24 * MS; t < base + 600 * MS; t += 1200 * US) {
+		w_enqueue(&w, 0, 1500, t, false);
+		free(w_dequeue(&w, t));
+	}
+	CHECK(w.dropped >= 4 && w.dropped < 12, "drops across the wrap: %u",
+	      w.dropped);
+	w_destroy(&w);
+}
+
+int main(void)
+{
+	TEST(test_drr_bytes);
+	TEST(test_new_flow_first);
+	TEST(test_new_flow_passes_old);
+	TEST(test_release);
+	TEST(test_small_quantum);
+	TEST(test_codel_below_target);
+	TEST(test_codel_drop_spacing);
+	TEST(test_codel_ecn);
+	TEST(test_codel_last_packet);
+	TEST(test_codel_reentry);
+	TEST(test_purge);
+	TEST(test_codel_wrap);
+	return unit_summary("fq_test");
+}
