@@ -32,6 +32,11 @@ static inline u32 dfs_codel_time(u64 ns)
 	return ns >> DFS_CODEL_SHIFT;
 }
 
+static inline u32 dfs_codel_from_us(u32 us)
+{
+	return dfs_codel_time((u64)us * NSEC_PER_USEC);
+}
+
 static inline bool dfs_codel_after(u32 a, u32 b)
 {
 	return (s32)(a - b) > 0;

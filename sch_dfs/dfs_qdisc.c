@@ -19,9 +19,13 @@
  * The algorithm itself is in dfs_decide.c, dfs_btree.c and dfs_cache.c,
  * which know nothing of sk_buffs and are unit tested in userspace.
  *
- * The queue is one FIFO.  Each queued skb points to its flow, so dequeue
- * is O(1); a flow with bytes queued is never freed.  Idle flows are pruned
- * by a timer, a bounded batch at a time, under the qdisc root lock.
+ * With "sched fifo" (the paper's) the queue is one FIFO.  With "sched fq"
+ * each flow with packets has its own queue, served by deficit round robin
+ * with CoDel on each (dfs_fq.h): DFS still decides on arrival, with the
+ * flow's exact backlog, and the scheduler keeps delay low for whatever
+ * it admits.  Each queued skb points to its flow, so dequeue is O(1); a
+ * flow with bytes queued is never freed.  Idle flows are pruned by a
+ * timer, a bounded batch at a time, under the qdisc root lock.
  * Past the "flows" cap, packets of unknown flows share one overflow flow,
  * which DFS judges like any other: a spoofed flood can not exhaust memory,
  * and it can not hurt the flows already known.
@@ -45,6 +49,7 @@
 #include "dfs_btree.h"
 #include "dfs_cache.h"
 #include "dfs_decide.h"
+#include "dfs_fq.h"
 
 #define DFS_DEFAULT_LIMIT	(1024 * 1024)
 #define DFS_DEFAULT_FLOWS	65536
@@ -59,10 +64,30 @@
 /* bytes/s: 10 Tbit/s, far above any link, and a bound for the p_m step. */
 #define DFS_BANDWIDTH_MAX	(10ULL * 1000 * 1000 * 1000 * 1000 / 8)
 #define DFS_PRUNE_BATCH		256	/* flows examined per timer run */
+#define DFS_DEFAULT_TARGET_US	(5 * USEC_PER_MSEC)
+#define DFS_DEFAULT_INTERVAL_US	(100 * USEC_PER_MSEC)
+#define DFS_QUANTUM_MIN		256
+#define DFS_QUANTUM_MAX		SZ_1M
 
 struct dfs_skb_cb {
 	struct dfs_flow	*flow;
+	u32		time;		/* sched fq: enqueue, dfs_codel_time() */
 };
+
+/*
+ * A flow of "sched fq": its queue, while it has one, is a struct dfs_fq
+ * of its own (dfs_fq.h), so the flows that have nothing queued cost 8
+ * bytes more than in "sched fifo", not a whole queue each.
+ */
+struct dfs_flow_fq {
+	struct dfs_flow	flow;
+	struct dfs_fq	*fq;
+};
+
+/* The README's memory budget: 96 bytes a known flow in sched fifo, 128
+ * in sched fq, B-tree share included.
+ */
+static_assert(sizeof(struct dfs_flow_fq) <= 88);
 
 struct dfs_stats {
 	u64	new_flows;
@@ -72,6 +97,7 @@ struct dfs_stats {
 	u64	drop_malicious;
 	u64	drop_wfs;
 	u64	flows_overflow;
+	u64	drop_nomem;
 };
 
 struct dfs_sched_data {
@@ -80,11 +106,13 @@ struct dfs_sched_data {
 	u32			key_mode;	/* enum tc_dfs_key */
 	bool			ecn;
 	u32			prune_ms;
+	u32			sched;		/* enum tc_dfs_sched */
+	struct kmem_cache	*flow_cachep;	/* of the flows of sched */
 
 	struct dfs_btree	btree;
 	struct dfs_cache	cache;
 	struct dfs_meter	meter;
-	struct dfs_flow		overflow;	/* new flows past flows_max */
+	struct dfs_flow_fq	overflow;	/* new flows past flows_max */
 	u32			nflows;		/* in the B-tree and the cache */
 	u32			malicious;
 	u32			trending;
@@ -101,10 +129,28 @@ struct dfs_sched_data {
 	bool			prune_cursor_set;
 	bool			prune_active;
 
+	struct dfs_fq_sched	fq;
+	struct dfs_fq_params	fq_params;
+	struct dfs_fq_stats	fq_stats;
+	u32			target_us;	/* as set: fq_params has */
+	u32			interval_us;	/* them in CoDel's units */
+
 	struct dfs_stats	stats;
 };
 
 static struct kmem_cache *dfs_flow_cachep __read_mostly;
+static struct kmem_cache *dfs_flow_fq_cachep __read_mostly;
+static struct kmem_cache *dfs_fq_cachep __read_mostly;
+
+static struct dfs_flow_fq *dfs_flow_fq(struct dfs_flow *flow)
+{
+	return container_of(flow, struct dfs_flow_fq, flow);
+}
+
+static bool dfs_fq_mode(const struct dfs_sched_data *q)
+{
+	return q->sched == TC_DFS_SCHED_FQ;
+}
 
 static struct dfs_skb_cb *dfs_skb_cb(const struct sk_buff *skb)
 {
@@ -168,7 +214,7 @@ static void dfs_flow_free(struct dfs_sched_data *q, struct dfs_flow *flow)
 {
 	dfs_count_flags(q, flow->flags, -1);
 	q->nflows--;
-	kmem_cache_free(dfs_flow_cachep, flow);
+	kmem_cache_free(q->flow_cachep, flow);
 }
 
 /* Find the flow of a packet, in the cache first (Algorithm 1, line 4). */
@@ -188,13 +234,13 @@ static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 
 	if (q->nflows >= q->flows_max)
 		goto overflow;
-	flow = kmem_cache_zalloc(dfs_flow_cachep, GFP_ATOMIC | __GFP_NOWARN);
+	flow = kmem_cache_zalloc(q->flow_cachep, GFP_ATOMIC | __GFP_NOWARN);
 	if (!flow)
 		goto overflow;
 	flow->key = key;
 	dfs_flow_init(flow, &q->params, now);
 	if (dfs_btree_insert(&q->btree, flow)) {
-		kmem_cache_free(dfs_flow_cachep, flow);
+		kmem_cache_free(q->flow_cachep, flow);
 		goto overflow;
 	}
 	q->nflows++;
@@ -203,7 +249,7 @@ static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 
 overflow:
 	q->stats.flows_overflow++;
-	return &q->overflow;
+	return &q->overflow.flow;
 }
 
 /* Algorithm 1, lines 10-13.  A move that can not be made now (cache full,
@@ -212,7 +258,7 @@ overflow:
  */
 static void dfs_flow_place(struct dfs_sched_data *q, struct dfs_flow *flow)
 {
-	if (flow == &q->overflow)
+	if (flow == &q->overflow.flow)
 		return;
 
 	if (flow->flags & DFS_F_CACHED) {
@@ -227,6 +273,34 @@ static void dfs_flow_place(struct dfs_sched_data *q, struct dfs_flow *flow)
 		dfs_btree_remove(&q->btree, &flow->key);
 		flow->flags |= DFS_F_CACHED;
 	}
+}
+
+/*
+ * sched fq: put @skb at the tail of its flow's queue, giving the flow one
+ * (a new flow for the scheduler) if it has none.
+ */
+static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
+		      struct dfs_flow *flow, u64 now)
+{
+	struct dfs_flow_fq *ff = dfs_flow_fq(flow);
+	struct dfs_fq *fq = ff->fq;
+
+	if (!fq) {
+		fq = kmem_cache_zalloc(dfs_fq_cachep, GFP_ATOMIC | __GFP_NOWARN);
+		if (!fq)
+			return -ENOMEM;
+		fq->owner = flow;
+		ff->fq = fq;
+		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, fq);
+	}
+	skb->next = NULL;
+	if (fq->tail)
+		((struct sk_buff *)fq->tail)->next = skb;
+	else
+		fq->head = skb;
+	fq->tail = skb;
+	dfs_skb_cb(skb)->time = dfs_codel_time(now);
+	return 0;
 }
 
 static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -279,10 +353,22 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->stats.ecn_marked++;
 	}
 
-	if (!sch->q.qlen)
+	if (dfs_fq_mode(q) && dfs_fq_add(q, skb, flow, now)) {
+		q->stats.drop_nomem++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	/* Not "queue empty": in sched fq a parent's peek holds the head
+	 * packet in gso_skb, counted in qlen, after dequeue saw it empty.
+	 */
+	if (!q->meter.busy)
 		dfs_meter_busy(&q->meter, now);
 	flow->backlog += len;
 	dfs_skb_cb(skb)->flow = flow;
+	if (dfs_fq_mode(q)) {
+		sch->q.qlen++;
+		qdisc_qstats_backlog_inc(sch, skb);
+		return NET_XMIT_SUCCESS;
+	}
 	return qdisc_enqueue_tail(skb, sch);
 
 congestion_drop:
@@ -298,13 +384,106 @@ static void dfs_skb_leave_flow(struct sk_buff *skb)
 	dfs_skb_cb(skb)->flow->backlog -= qdisc_pkt_len(skb);
 }
 
+/* The packet operations of the flow scheduler (dfs_fq.h); ctx is sch. */
+static void *dfs_fq_pop(void *ctx, struct dfs_fq *fq)
+{
+	struct Qdisc *sch = ctx;
+	struct sk_buff *skb = fq->head;
+
+	if (!skb)
+		return NULL;
+	fq->head = skb->next;
+	if (!fq->head)
+		fq->tail = NULL;
+	skb_mark_not_on_list(skb);
+	sch->q.qlen--;
+	qdisc_qstats_backlog_dec(sch, skb);
+	dfs_skb_leave_flow(skb);
+	return skb;
+}
+
+static u32 dfs_fq_len(const void *skb)
+{
+	return qdisc_pkt_len(skb);
+}
+
+static u32 dfs_fq_time(const void *skb)
+{
+	return dfs_skb_cb(skb)->time;
+}
+
+static bool dfs_fq_mark(void *skb)
+{
+	return INET_ECN_set_ce(skb);
+}
+
+static void dfs_fq_drop(void *ctx, void *skb)
+{
+	kfree_skb(skb);
+	qdisc_qstats_drop(ctx);
+}
+
+/* The flow left the scheduler, empty: its queue goes. */
+static void dfs_fq_release(void *ctx, struct dfs_fq *fq)
+{
+	dfs_flow_fq(fq->owner)->fq = NULL;
+	kmem_cache_free(dfs_fq_cachep, fq);
+}
+
+static const struct dfs_fq_ops dfs_fq_ops = {
+	.pop		= dfs_fq_pop,
+	.len		= dfs_fq_len,
+	.time		= dfs_fq_time,
+	.mark		= dfs_fq_mark,
+	.drop		= dfs_fq_drop,
+	.release	= dfs_fq_release,
+};
+
+/* Reset and destroy free what is queued: no drop counted. */
+static void dfs_fq_free(void *ctx, void *skb)
+{
+	rtnl_kfree_skbs(skb, skb);
+}
+
+static const struct dfs_fq_ops dfs_fq_purge_ops = {
+	.pop		= dfs_fq_pop,
+	.drop		= dfs_fq_free,
+	.release	= dfs_fq_release,
+};
+
+static struct sk_buff *dfs_fq_next(struct Qdisc *sch, u64 now)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+
+	return dfs_fq_dequeue(&q->fq, &q->fq_params, &q->fq_stats,
+			      &dfs_fq_ops, sch, &sch->qstats.backlog,
+			      dfs_codel_time(now));
+}
+
 static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
-	struct sk_buff *skb = qdisc_dequeue_head(sch);
+	struct sk_buff *skb;
 
+	if (dfs_fq_mode(q)) {
+		skb = dfs_fq_next(sch, ktime_get_ns());
+		/* As fq_codel: a parent (HTB) must not hear of drops while
+		 * this qdisc is empty; they are told on a later dequeue.
+		 */
+		if (q->fq_stats.drop_count && sch->q.qlen) {
+			qdisc_tree_reduce_backlog(sch, q->fq_stats.drop_count,
+						  q->fq_stats.drop_len);
+			q->fq_stats.drop_count = 0;
+			q->fq_stats.drop_len = 0;
+		}
+		if (skb)
+			qdisc_bstats_update(sch, skb);
+	} else {
+		skb = qdisc_dequeue_head(sch);
+		if (skb)
+			dfs_skb_leave_flow(skb);
+	}
 	if (skb) {
-		dfs_skb_leave_flow(skb);
 		q->meter.deq_bytes += qdisc_pkt_len(skb);
 		if (!sch->q.qlen)
 			dfs_meter_idle(&q->meter, ktime_get_ns());
@@ -312,16 +491,27 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 	return skb;
 }
 
+static struct sk_buff *dfs_peek(struct Qdisc *sch)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+
+	return dfs_fq_mode(q) ? qdisc_peek_dequeued(sch) : qdisc_peek_head(sch);
+}
+
 static void dfs_free_flow_cb(struct dfs_flow *flow, void *arg)
 {
 	dfs_flow_free(arg, flow);
 }
 
-/* Forget every flow; the queue must be empty. */
-static void dfs_flows_destroy(struct dfs_sched_data *q)
+/* Forget every flow, and free what sched fq still holds. */
+static void dfs_flows_destroy(struct Qdisc *sch)
 {
+	struct dfs_sched_data *q = qdisc_priv(sch);
 	u32 i;
 
+	dfs_fq_purge(&q->fq, &dfs_fq_purge_ops, sch);
+	q->fq_stats.drop_count = 0;
+	q->fq_stats.drop_len = 0;
 	for (i = 0; i < q->cache.size; i++) {
 		struct dfs_flow *flow = dfs_cache_at(&q->cache, i);
 
@@ -332,7 +522,7 @@ static void dfs_flows_destroy(struct dfs_sched_data *q)
 	}
 	dfs_btree_destroy(&q->btree, dfs_free_flow_cb, q);
 	memset(&q->overflow, 0, sizeof(q->overflow));
-	dfs_flow_init(&q->overflow, &q->params, ktime_get_ns());
+	dfs_flow_init(&q->overflow.flow, &q->params, ktime_get_ns());
 	q->malicious = 0;
 	q->trending = 0;
 	q->prune_active = false;
@@ -342,9 +532,9 @@ static void dfs_reset(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
+	dfs_flows_destroy(sch);		/* and sched fq's queues */
 	qdisc_reset_queue(sch);
 	sch->qstats.backlog = 0;	/* qdisc_reset_queue leaves it */
-	dfs_flows_destroy(q);
 	dfs_meter_init(&q->meter, ktime_get_ns());
 	q->wfs_ewma = q->params.limit;
 }
@@ -360,6 +550,9 @@ static void dfs_trim_queue(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	unsigned int qlen = sch->q.qlen, backlog = sch->qstats.backlog;
+	/* CoDel's drops below are in the difference reported at the end */
+	u32 drop_count = q->fq_stats.drop_count;
+	u32 drop_len = q->fq_stats.drop_len;
 
 	while (sch->qstats.backlog > q->params.limit) {
 		struct sk_buff *skb = __skb_dequeue(&sch->gso_skb);
@@ -371,6 +564,10 @@ static void dfs_trim_queue(struct Qdisc *sch)
 		if (skb) {
 			sch->q.qlen--;
 			qdisc_qstats_backlog_dec(sch, skb);
+		} else if (dfs_fq_mode(q)) {
+			skb = dfs_fq_next(sch, ktime_get_ns());
+			if (!skb)
+				break;
 		} else {
 			skb = qdisc_dequeue_head(sch);
 			if (!skb)
@@ -380,16 +577,20 @@ static void dfs_trim_queue(struct Qdisc *sch)
 		q->stats.drop_overlimit++;
 		rtnl_qdisc_drop(skb, sch);
 	}
+	q->fq_stats.drop_count = drop_count;
+	q->fq_stats.drop_len = drop_len;
 	if (!sch->q.qlen)
 		dfs_meter_idle(&q->meter, ktime_get_ns());
 	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
 				  backlog - sch->qstats.backlog);
 }
 
+/* A flow still in sched fq's lists (empty, until its turn) is not idle. */
 static bool dfs_flow_idle(const struct dfs_sched_data *q,
-			  const struct dfs_flow *flow)
+			  struct dfs_flow *flow)
 {
-	return !flow->backlog && dfs_seen_before(flow, q->prune_before);
+	return !flow->backlog && dfs_seen_before(flow, q->prune_before) &&
+	       !(dfs_fq_mode(q) && dfs_flow_fq(flow)->fq);
 }
 
 /* One batch of Algorithm 2; returns true while the round goes on. */
@@ -510,6 +711,19 @@ static struct netlink_range_validation dfs_bandwidth_range = {
 	.min = 0, .max = DFS_BANDWIDTH_MAX,
 };
 
+static struct netlink_range_validation dfs_quantum_range = {
+	.min = DFS_QUANTUM_MIN, .max = DFS_QUANTUM_MAX,
+};
+
+/* CoDel's: 1 us to 1 s of target, 1 ms to 10 s of interval */
+static struct netlink_range_validation dfs_target_range = {
+	.min = 1, .max = USEC_PER_SEC,
+};
+
+static struct netlink_range_validation dfs_interval_range = {
+	.min = USEC_PER_MSEC, .max = 10 * USEC_PER_SEC,
+};
+
 static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 	[TCA_DFS_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_limit_range),
 	[TCA_DFS_FLOWS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_flows_range),
@@ -529,6 +743,11 @@ static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 	[TCA_DFS_ECN]		= NLA_POLICY_MAX(NLA_U32, 1),
 	[TCA_DFS_BANDWIDTH]	= NLA_POLICY_FULL_RANGE(NLA_U64,
 							&dfs_bandwidth_range),
+	[TCA_DFS_SCHED]		= NLA_POLICY_MAX(NLA_U32, TC_DFS_SCHED_MAX),
+	[TCA_DFS_QUANTUM]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_quantum_range),
+	[TCA_DFS_TARGET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_target_range),
+	[TCA_DFS_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&dfs_interval_range),
 };
 
 /* Everything "change" may set, so it can be checked before it is applied. */
@@ -539,6 +758,10 @@ struct dfs_config {
 	u32			cache_size;
 	u32			key_mode;
 	u32			prune_ms;
+	u32			sched;
+	u32			quantum;
+	u32			target_us;
+	u32			interval_us;
 	bool			ecn;
 };
 
@@ -551,6 +774,10 @@ static void dfs_config_get(const struct dfs_sched_data *q,
 	c->cache_size = q->cache.size;
 	c->key_mode = q->key_mode;
 	c->prune_ms = q->prune_ms;
+	c->sched = q->sched;
+	c->quantum = q->fq_params.quantum;
+	c->target_us = q->target_us;
+	c->interval_us = q->interval_us;
 	c->ecn = q->ecn;
 }
 
@@ -593,12 +820,25 @@ static void dfs_config_parse(struct nlattr **tb, struct dfs_config *c)
 		c->ecn = nla_get_u32(tb[TCA_DFS_ECN]);
 	if (tb[TCA_DFS_BANDWIDTH])
 		p->bandwidth = nla_get_u64(tb[TCA_DFS_BANDWIDTH]);
+	if (tb[TCA_DFS_SCHED])
+		c->sched = nla_get_u32(tb[TCA_DFS_SCHED]);
+	if (tb[TCA_DFS_QUANTUM])
+		c->quantum = nla_get_u32(tb[TCA_DFS_QUANTUM]);
+	if (tb[TCA_DFS_TARGET])
+		c->target_us = nla_get_u32(tb[TCA_DFS_TARGET]);
+	if (tb[TCA_DFS_INTERVAL])
+		c->interval_us = nla_get_u32(tb[TCA_DFS_INTERVAL]);
 }
 
 static int dfs_config_check(const struct dfs_config *c,
 			    struct netlink_ext_ack *extack)
 {
 	const struct dfs_params *p = &c->params;
+
+	if (c->target_us >= c->interval_us) {
+		NL_SET_ERR_MSG_MOD(extack, "target must be below interval");
+		return -EINVAL;
+	}
 
 	if (p->min_th >= p->max_th) {
 		NL_SET_ERR_MSG_MOD(extack, "min_th must be below max_th");
@@ -692,17 +932,27 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "no memory to rebuild the flow table");
 		return -ENOMEM;
 	}
-	/* Known flows mean nothing under another key: start over, queue
-	 * and flows (dfs_reset), with the parents told of the drops.
+	/* Known flows mean nothing under another key, and the two scheds
+	 * keep different state per flow: start over, queue and flows
+	 * (dfs_reset), with the parents told of the drops.
 	 */
-	if (c.key_mode != q->key_mode)
+	if (c.key_mode != q->key_mode || c.sched != q->sched)
 		qdisc_purge_queue(sch);
+	q->flow_cachep = c.sched == TC_DFS_SCHED_FQ ? dfs_flow_fq_cachep :
+						      dfs_flow_cachep;
 
 	q->params = c.params;
 	q->flows_max = c.flows_max;
 	q->key_mode = c.key_mode;
 	q->prune_ms = c.prune_ms;
 	q->ecn = c.ecn;
+	q->sched = c.sched;
+	q->fq_params.quantum = c.quantum;
+	q->target_us = c.target_us;
+	q->interval_us = c.interval_us;
+	q->fq_params.target = dfs_codel_from_us(c.target_us);
+	q->fq_params.interval = dfs_codel_from_us(c.interval_us);
+	q->fq_params.ecn = c.ecn;
 	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
 	dfs_trim_queue(sch);
 	sch_tree_unlock(sch);
@@ -714,7 +964,7 @@ static void dfs_destroy(struct Qdisc *sch)
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
 	timer_delete_sync(&q->prune_timer);
-	dfs_flows_destroy(q);
+	dfs_flows_destroy(sch);
 	dfs_cache_free(&q->cache);
 }
 
@@ -744,6 +994,17 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->flows_max = DFS_DEFAULT_FLOWS;
 	q->key_mode = TC_DFS_KEY_SRCDST;
 	q->ecn = true;
+	q->sched = TC_DFS_SCHED_FIFO;
+	dfs_fq_sched_init(&q->fq);
+	q->fq_params.quantum = max_t(u32, psched_mtu(qdisc_dev(sch)),
+				     DFS_QUANTUM_MIN);
+	q->target_us = DFS_DEFAULT_TARGET_US;
+	q->interval_us = DFS_DEFAULT_INTERVAL_US;
+	q->fq_params.target = dfs_codel_from_us(q->target_us);
+	q->fq_params.interval = dfs_codel_from_us(q->interval_us);
+	q->fq_params.mtu = psched_mtu(qdisc_dev(sch));
+	q->fq_params.ecn = q->ecn;
+	q->flow_cachep = dfs_flow_cachep;
 
 	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
 	err = dfs_cache_init(&q->cache, DFS_DEFAULT_CACHE);
@@ -751,7 +1012,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 		return err;
 	}
-	dfs_flow_init(&q->overflow, p, now);
+	dfs_flow_init(&q->overflow.flow, p, now);
 	dfs_meter_init(&q->meter, now);
 
 	if (opt) {
@@ -759,6 +1020,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			return err;
 	}
+
 	q->wfs_ewma = p->limit;
 	q->last_prune = now;
 	mod_timer(&q->prune_timer, jiffies + HZ);
@@ -793,7 +1055,11 @@ static int dfs_dump(struct Qdisc *sch, struct sk_buff *skb)
 			div_u64(p->rate_interval_ns, NSEC_PER_USEC)) ||
 	    nla_put_u32(skb, TCA_DFS_ECN, q->ecn) ||
 	    nla_put_u64_64bit(skb, TCA_DFS_BANDWIDTH, p->bandwidth,
-			      TCA_DFS_PAD))
+			      TCA_DFS_PAD) ||
+	    nla_put_u32(skb, TCA_DFS_SCHED, q->sched) ||
+	    nla_put_u32(skb, TCA_DFS_QUANTUM, q->fq_params.quantum) ||
+	    nla_put_u32(skb, TCA_DFS_TARGET, q->target_us) ||
+	    nla_put_u32(skb, TCA_DFS_INTERVAL, q->interval_us))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -805,7 +1071,9 @@ nla_put_failure:
 
 static u64 dfs_memory_usage(const struct dfs_sched_data *q)
 {
-	return q->btree.mem + (u64)q->nflows * kmem_cache_size(dfs_flow_cachep) +
+	return q->btree.mem +
+	       (u64)q->nflows * kmem_cache_size(q->flow_cachep) +
+	       (u64)q->fq.count * kmem_cache_size(dfs_fq_cachep) +
 	       q->cache.size * sizeof(struct dfs_cache_slot);
 }
 
@@ -833,6 +1101,11 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->drop_wfs = q->stats.drop_wfs;
 	st->flows_overflow = q->stats.flows_overflow;
 	st->memory_usage = dfs_memory_usage(q);
+	st->fq_flows = q->fq.count;
+	st->fq_new_flows = q->fq_stats.new_flows;
+	st->codel_drops = q->fq_stats.codel_drops;
+	st->codel_marks = q->fq_stats.codel_marks;
+	st->drop_nomem = q->stats.drop_nomem;
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &xst, sizeof(xst));
@@ -922,7 +1195,7 @@ static struct Qdisc_ops dfs_qdisc_ops __read_mostly = {
 	.priv_size	= sizeof(struct dfs_sched_data),
 	.enqueue	= dfs_enqueue,
 	.dequeue	= dfs_dequeue,
-	.peek		= qdisc_peek_head,
+	.peek		= dfs_peek,
 	.init		= dfs_init,
 	.reset		= dfs_reset,
 	.destroy	= dfs_destroy,
@@ -932,23 +1205,34 @@ static struct Qdisc_ops dfs_qdisc_ops __read_mostly = {
 	.owner		= THIS_MODULE,
 };
 
+static void dfs_caches_destroy(void)
+{
+	kmem_cache_destroy(dfs_fq_cachep);
+	kmem_cache_destroy(dfs_flow_fq_cachep);
+	kmem_cache_destroy(dfs_flow_cachep);
+}
+
 static int __init dfs_module_init(void)
 {
 	int err;
 
 	dfs_flow_cachep = KMEM_CACHE(dfs_flow, 0);
-	if (!dfs_flow_cachep)
+	dfs_flow_fq_cachep = KMEM_CACHE(dfs_flow_fq, 0);
+	dfs_fq_cachep = KMEM_CACHE(dfs_fq, 0);
+	if (!dfs_flow_cachep || !dfs_flow_fq_cachep || !dfs_fq_cachep) {
+		dfs_caches_destroy();
 		return -ENOMEM;
+	}
 	err = register_qdisc(&dfs_qdisc_ops);
 	if (err)
-		kmem_cache_destroy(dfs_flow_cachep);
+		dfs_caches_destroy();
 	return err;
 }
 
 static void __exit dfs_module_exit(void)
 {
 	unregister_qdisc(&dfs_qdisc_ops);
-	kmem_cache_destroy(dfs_flow_cachep);
+	dfs_caches_destroy();
 }
 
 module_init(dfs_module_init);

@@ -4,8 +4,8 @@
 # A UDP flood at twice the link rate against 8 TCP flows from other hosts,
 # through a 10 Mbit/s bottleneck.  With dfs as the bottleneck's qdisc the
 # flood source is marked malicious and cut off, and the TCP flows share the
-# link fairly; the same run with pfifo shows the flood winning, so DFS is
-# what makes the difference.
+# link fairly, with sched fifo and with sched fq; the same run with pfifo
+# shows the flood winning, so DFS is what makes the difference.
 
 source "$(dirname "$0")/dfs_scenario.sh"
 
@@ -51,6 +51,16 @@ check_flood_cut "$OUT/dfs"
 awk -v u="$UTIL" 'BEGIN { exit !(u >= 0.85) }'
 check_err $? "link utilisation $UTIL < 0.85"
 log_test "dfs: UDP flood cut off, TCP shares the link fairly"
+
+RET=0
+flood_run "$OUT/dfs-fq" "$SECS" "20M:$SECS" dfs limit 100000 sched fq
+check_err $? "traffic did not run"
+summary "$OUT/dfs-fq" "dfs sched fq"
+log_info "dfs sched fq: flood flow flags: $(flood_flag_changes "$OUT/dfs-fq")"
+check_flood_cut "$OUT/dfs-fq"
+awk -v u="$UTIL" 'BEGIN { exit !(u >= 0.85) }'
+check_err $? "link utilisation $UTIL < 0.85"
+log_test "dfs sched fq: UDP flood cut off, TCP shares the link fairly"
 
 RET=0
 for ((i = 2; i <= NUM_SENDERS; i++)); do

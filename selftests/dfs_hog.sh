@@ -5,7 +5,8 @@
 # (issue 13): the lab's scenario 3b, one host with 16 connections beside 7
 # hosts with one, through the 10 Mbit/s bottleneck with DFS as its child,
 # with the default key (addresses) and with "key src" (per host, where
-# every busy host is such an aggregate).  Over every 5 s of the measured
+# every busy host is such an aggregate), each with sched fifo and sched fq
+# (dfs-fq, dfs-fq-src in the lab).  Over every 5 s of the measured
 # 20 s the hog gets at least half the goodput of the median other host,
 # and Jain's index between hosts is at least 0.9.  Scenario 3u, a UDP
 # flood at the link rate in the hog's place, must still get under 5% of
@@ -21,15 +22,17 @@ require_command ip tc ping python3
 require_qdisc dfs
 
 RET=0
-python3 "$REPO/tools/lablib/run.py" --scenario 3b --qdiscs "dfs dfs-src" \
+python3 "$REPO/tools/lablib/run.py" --scenario 3b \
+	--qdiscs "dfs dfs-src dfs-fq dfs-fq-src" \
 	--check --out "$REPO/build/lab-check/scenario3b"
 check_err $? "the 16-connection host was starved (see above)"
-log_test "dfs: a 16-connection host keeps its share (srcdst, src)"
+log_test "dfs: a 16-connection host keeps its share (srcdst, src; fifo, fq)"
 
 RET=0
-python3 "$REPO/tools/lablib/run.py" --scenario 3u --qdiscs "dfs dfs-src" \
+python3 "$REPO/tools/lablib/run.py" --scenario 3u \
+	--qdiscs "dfs dfs-src dfs-fq dfs-fq-src" \
 	--check --out "$REPO/build/lab-check/scenario3u"
 check_err $? "the flood in the hog's place was not cut off (see above)"
-log_test "dfs: a UDP flood in its place is cut off (srcdst, src)"
+log_test "dfs: a UDP flood in its place is cut off (srcdst, src; fifo, fq)"
 
 ksft_exit

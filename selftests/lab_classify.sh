@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The lab's scenarios 1 and 2 (tools/lab), short, with DFS only: its
-# marking judged against the scenarios' ground truth.
+# The lab's scenarios 1 and 2 (tools/lab), short, with DFS only (sched
+# fifo and sched fq): its marking judged against the scenarios' ground
+# truth.
 #
 #   1: a UDP flood at the link rate against 8 TCP flows of mixed RTTs;
 #   2: 5 VBR UDP attackers (2x, 0.8x, 2x the fair rate), 5 UDP flows at
@@ -22,7 +23,7 @@ require_qdisc dfs
 for s in 1 2; do
 	RET=0
 	python3 "$REPO/tools/lablib/run.py" --scenario "$s" --short \
-		--qdiscs dfs --check --out "$REPO/build/lab-check/scenario$s"
+		--qdiscs "dfs dfs-fq" --check --out "$REPO/build/lab-check/scenario$s"
 	check_err $? "DFS's marking differs from the ground truth (see above)"
 	log_test "lab scenario $s: every attack flow marked, no other flow"
 done

@@ -12,6 +12,9 @@ QDISCS = {
     "dfs": [CHILD + " dfs limit 100000"],
     # Per-host fairness: every busy host is one flow.
     "dfs-src": [CHILD + " dfs limit 100000 key src"],
+    # A queue per flow: DRR with CoDel on each, DFS's verdicts on top.
+    "dfs-fq": [CHILD + " dfs limit 100000 sched fq"],
+    "dfs-fq-src": [CHILD + " dfs limit 100000 key src sched fq"],
     # LRU-FQ as its paper: heavy flows (the LRU's threshold) to a class
     # with a third of the weight of everyone else's.  The cache must be
     # smaller than the number of flows, as the paper sizes it, or no flow
@@ -43,12 +46,14 @@ QDISCS = {
 }
 
 # The variants run where a scenario asks for them (tools/lab -q).
-DEFAULT = [k for k in QDISCS if k not in ("dfs-src", "cake-srchost")]
+DEFAULT = [k for k in QDISCS
+           if k not in ("dfs-src", "dfs-fq-src", "cake-srchost")]
 
 # Keys of "tc -j -s qdisc show" that count ECN marks, per kind (cake
 # counts per tin).
-MARK_KEYS = {"dfs": "ecn_marked", "fq_codel": "ecn_mark", "pie": "ecn_mark",
-             "red": "marked", "sfb": "marked", "choke": "marked"}
+MARK_KEYS = {"dfs": ("ecn_marked", "codel_marks"), "fq_codel": ("ecn_mark",),
+             "pie": ("ecn_mark",), "red": ("marked",), "sfb": ("marked",),
+             "choke": ("marked",)}
 
 
 def commands(name, dev):
@@ -61,8 +66,7 @@ def ecn_marks(qdisc_json):
     for q in qdisc_json:
         if q.get("root"):
             continue
-        key = MARK_KEYS.get(q.get("kind"))
-        if key:
+        for key in MARK_KEYS.get(q.get("kind"), ()):
             total += int(q.get(key, 0) or 0)
         for tin in q.get("options", {}).get("tins", []) or []:
             total += int(tin.get("ecn_marked_packets", 0) or 0)

@@ -32,6 +32,10 @@ enum {
 	TCA_DFS_ECN,		/* u32: 0 or 1 */
 	TCA_DFS_BANDWIDTH,	/* u64: link rate in bytes/s, 0 = measure */
 	TCA_DFS_PAD,
+	TCA_DFS_SCHED,		/* u32: enum tc_dfs_sched, set at creation */
+	TCA_DFS_QUANTUM,	/* u32: bytes a flow sends a round (sched fq) */
+	TCA_DFS_TARGET,		/* u32: usec, CoDel target (sched fq) */
+	TCA_DFS_INTERVAL,	/* u32: usec, CoDel interval (sched fq) */
 	__TCA_DFS_MAX
 };
 
@@ -46,6 +50,14 @@ enum tc_dfs_key {
 };
 
 #define TC_DFS_KEY_MAX	(__TC_DFS_KEY_MAX - 1)
+
+enum tc_dfs_sched {
+	TC_DFS_SCHED_FIFO,	/* one FIFO (paper) */
+	TC_DFS_SCHED_FQ,	/* a queue per flow: DRR, CoDel on each */
+	__TC_DFS_SCHED_MAX
+};
+
+#define TC_DFS_SCHED_MAX	(__TC_DFS_SCHED_MAX - 1)
 
 enum {
 	TCA_DFS_XSTATS_QDISC,
@@ -70,6 +82,11 @@ struct tc_dfs_qd_stats {
 	__u64	drop_wfs;	/* over wfs and not ECN capable */
 	__u64	flows_overflow;	/* packets of new flows past the flows cap */
 	__u64	memory_usage;	/* bytes of flow state */
+	__u64	fq_flows;	/* sched fq: flows with a queue */
+	__u64	fq_new_flows;	/* sched fq: flows that joined the new flows */
+	__u64	codel_drops;	/* sched fq: dropped by CoDel */
+	__u64	codel_marks;	/* sched fq: CE marked by CoDel */
+	__u64	drop_nomem;	/* sched fq: no memory for a flow's queue */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */
