@@ -31,6 +31,7 @@ TBF="tbf rate 10mbit burst 32k latency 50ms"
 ORDERS=(2 3 64 256 32)
 CACHES=(0 1 64 1024 32)
 KEYS=(src dst srcdst 5tuple)
+SCHEDS=(fifo fq)
 
 # dfs_round I: tc batch lines of one dfs round on r-out.
 dfs_round()
@@ -38,15 +39,16 @@ dfs_round()
 	local i=$1 d="dev $R_OUT"
 	local o=${ORDERS[i % 5]} c=${CACHES[i % 5]} k=${KEYS[i % 4]}
 	local o2=${ORDERS[(i + 2) % 5]} c2=${CACHES[(i + 3) % 5]} k2=${KEYS[(i + 1) % 4]}
+	local s=${SCHEDS[i % 2]} s2=${SCHEDS[(i + 1) % 2]}
 
 	cat <<-EOF
 	qdisc add $d root handle 1: $TBF
-	qdisc add $d parent 1:1 handle 10: dfs limit 100000 order $o cache $c key $k
+	qdisc add $d parent 1:1 handle 10: dfs limit 100000 order $o cache $c key $k sched $s
 	qdisc change $d parent 1:1 handle 10: dfs order $o2 cache $c2 key $k2 limit 2000
-	qdisc change $d parent 1:1 handle 10: dfs flows 1 prune 1s limit 50000
-	qdisc replace $d parent 1:1 handle 10: dfs flows 65536 bandwidth 10mbit
+	qdisc change $d parent 1:1 handle 10: dfs flows 1 prune 1s limit 50000 sched $s2 quantum 300
+	qdisc replace $d parent 1:1 handle 10: dfs flows 65536 bandwidth 10mbit target 1ms interval 10ms
 	qdisc del $d root
-	qdisc add $d root handle 1: dfs limit 30000 key $k
+	qdisc add $d root handle 1: dfs limit 30000 key $k sched $s2
 	qdisc del $d root
 	EOF
 }
@@ -177,7 +179,7 @@ for ((i = 0; i < DEVS; i++)); do
 		qdisc add dev dz0 parent 1:1 handle 10: stfq default 1
 		class add dev dz0 parent 10: classid 10:1 stfq weight 3
 		class add dev dz0 parent 10: classid 10:2 stfq weight 1
-		qdisc add dev dz0 parent 10:2 handle 20: dfs
+		qdisc add dev dz0 parent 10:2 handle 20: dfs sched fq
 		filter add dev dz0 parent 10: protocol all prio 1 lrufq cache 8 threshold 2 probability 1 high 10:2 low 10:1
 		EOF
 	fi

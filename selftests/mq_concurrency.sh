@@ -121,7 +121,7 @@ setup()
 		qdisc add dev mq0 parent 1:2 handle 20: stfq default 1
 		class add dev mq0 parent 20: classid 20:1 stfq weight 3
 		class add dev mq0 parent 20: classid 20:2 stfq weight 1
-		qdisc add dev mq0 parent 20:1 handle 21: dfs
+		qdisc add dev mq0 parent 20:1 handle 21: dfs sched fq
 		filter add dev mq0 parent 20: protocol all prio 1 lrufq cache 64 probability 1/10 threshold 20 high 20:2 low 20:1
 		qdisc add dev sb1 egress_block 5 clsact
 		qdisc add dev sb2 egress_block 5 clsact
@@ -153,7 +153,8 @@ change_round()
 	in_ns $NS tc -batch - <<-EOF
 		qdisc change dev mq0 parent 1:1 handle 10: dfs limit $(( 100000 + i * 1000 )) order $order cache $(( 16 + i % 32 ))
 		class change dev mq0 parent 20: classid 20:1 stfq weight $(( 1 + i % 9 ))
-		qdisc change dev mq0 parent 20:1 handle 21: dfs key $([ $(( i % 2 )) = 1 ] && echo src || echo srcdst)
+		qdisc change dev mq0 parent 20:1 handle 21: dfs key $([ $(( i % 2 )) = 1 ] && echo src || echo srcdst) quantum $(( 300 + i * 100 ))
+		qdisc change dev mq0 parent 1:1 handle 10: dfs sched $([ $(( i % 3 )) = 1 ] && echo fq || echo fifo)
 		filter replace block 5 protocol all prio 1 handle 1 lrufq cache $(( 32 + i % 64 )) probability 1/10 threshold 20 high 1:2 low 1:1
 		qdisc del dev sb2 clsact
 		qdisc add dev sb2 egress_block 5 clsact

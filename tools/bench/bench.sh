@@ -16,8 +16,8 @@
 #   flood  N flows known to DFS (a first pass as above), then 4 sources flood
 #          through a 10 Mbit/s TBF with the qdisc as its child: the cost of
 #          refusing a flood under congestion (DFS: malicious, cache hits)
-#   mem    dfs kernel memory at N flows: its memory_usage against the growth
-#          of the kernel's unreclaimable slab
+#   mem    dfs kernel memory at N flows, sched fifo and fq: its memory_usage
+#          against the growth of the kernel's unreclaimable slab
 #   order  dfs at 1M flows, mix, for each B-tree order
 #   cache  dfs flood at 1M flows for each cache size (0: flows marked
 #          malicious stay in the tree, so tree against cache lookups)
@@ -45,7 +45,7 @@ fi
 SECS=${BENCH_SECS:-1.5}
 RUNS=${BENCH_RUNS:-3}
 FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
-QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr dfs stfq}
+QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr dfs dfs-fq stfq}
 SCENARIOS=${BENCH_SCENARIOS:-mix mem flood cache order}
 FLOOD_FLOWS=${BENCH_FLOOD_FLOWS:-1048576}
 ORDERS=${BENCH_ORDERS:-8 16 32 64 128}
@@ -60,7 +60,7 @@ DFS_OPTS="flows 4194304"
 mkdir -p "$OUT" || exit 1
 RAW=$OUT/raw.csv
 echo "scenario,qdisc,flows,param,run,pps" > "$RAW"
-echo "flows,memory_usage,slab_growth,usage_per_flow,slab_per_flow" > "$OUT/memory.csv"
+echo "qdisc,flows,memory_usage,slab_growth,usage_per_flow,slab_per_flow" > "$OUT/memory.csv"
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "kernel: $(uname -r)"
@@ -109,6 +109,8 @@ qdisc_setup() {
 	fq)		tc qdisc add dev "$dev" $parent $h fq ;;
 	cake)		tc qdisc add dev "$dev" $parent $h cake ;;
 	dfs)		tc qdisc add dev "$dev" $parent $h dfs $DFS_OPTS ${DFS_EXTRA:-} ;;
+	dfs-fq)		tc qdisc add dev "$dev" $parent $h dfs $DFS_OPTS sched fq \
+				${DFS_EXTRA:-} ;;
 	drr|stfq)
 		# Classful: one class for all (drr, matchall), or the LRU-FQ
 		# pair of README (stfq, lrufq).
@@ -195,7 +197,7 @@ scenario_mix() {
 			# DFS is the one whose state grows with the flows:
 			# all N exist before it is timed.  The others hash
 			# into bins that the timed runs fill.
-			if [ "$qd" = dfs ]; then
+			if [ "${qd#dfs}" != "$qd" ]; then
 				populate "$dev" "$n"
 				check_dfs_flows "$dev" "$n"
 			fi
@@ -218,7 +220,7 @@ scenario_flood() {
 			dev=$(dev_of "$qd")
 			dev_add "$dev" && qdisc_setup_shaped "$dev" "$qd" ||
 				die "can not set up $qd"
-			[ "$qd" = dfs ] && populate "$dev" "$n"
+			[ "${qd#dfs}" != "$qd" ] && populate "$dev" "$n"
 			# Let the flood build the queue and DFS judge it.
 			pg_setup "$dev" &&
 			pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd || die "pktgen"
@@ -235,11 +237,12 @@ slab_kb() {
 }
 
 scenario_mem() {
-	local n before after usage growth dev=b-mem
+	local n qd before after usage growth dev=b-mem
 
+	for qd in dfs dfs-fq; do
 	for n in $FLOWS; do
 		[ "$n" -ge 1000 ] || continue
-		dev_add $dev && qdisc_setup $dev dfs || die "dfs"
+		dev_add $dev && qdisc_setup $dev $qd || die "$qd"
 		pg_setup $dev && pg_sources 0 1 && pg_send 1000
 		sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
 		before=$(slab_kb)
@@ -248,9 +251,10 @@ scenario_mem() {
 		after=$(slab_kb)
 		usage=$(dfs_stat $dev memory_usage)
 		growth=$(( (after - before) * 1024 ))
-		echo "$n,$usage,$growth,$(awk -v a="$usage" -v n="$n" 'BEGIN { printf "%.1f", a / n }'),$(awk -v a="$growth" -v n="$n" 'BEGIN { printf "%.1f", a / n }')" >> "$OUT/memory.csv"
-		log "mem flows=$n memory_usage=$usage slab growth=$growth"
+		echo "$qd,$n,$usage,$growth,$(awk -v a="$usage" -v n="$n" 'BEGIN { printf "%.1f", a / n }'),$(awk -v a="$growth" -v n="$n" 'BEGIN { printf "%.1f", a / n }')" >> "$OUT/memory.csv"
+		log "mem $qd flows=$n memory_usage=$usage slab growth=$growth"
 		dev_del $dev
+	done
 	done
 }
 
