@@ -15,6 +15,8 @@ QDISCS = {
     # A queue per flow: DRR with CoDel on each, DFS's verdicts on top.
     "dfs-fq": [CHILD + " dfs limit 100000 sched fq"],
     "dfs-fq-src": [CHILD + " dfs limit 100000 key src sched fq"],
+    # Per connection, as fq_codel and cake hash (web mice, scenario 4).
+    "dfs-fq-5t": [CHILD + " dfs limit 100000 key 5tuple sched fq"],
     # LRU-FQ as its paper: heavy flows (the LRU's threshold) to a class
     # with a third of the weight of everyone else's.  The cache must be
     # smaller than the number of flows, as the paper sizes it, or no flow
@@ -46,8 +48,8 @@ QDISCS = {
 }
 
 # The variants run where a scenario asks for them (tools/lab -q).
-DEFAULT = [k for k in QDISCS
-           if k not in ("dfs-src", "dfs-fq-src", "cake-srchost")]
+VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "cake-srchost")
+DEFAULT = [k for k in QDISCS if k not in VARIANTS]
 
 # Keys of "tc -j -s qdisc show" that count ECN marks, per kind (cake
 # counts per tin).
