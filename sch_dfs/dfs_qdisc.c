@@ -994,7 +994,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->flows_max = DFS_DEFAULT_FLOWS;
 	q->key_mode = TC_DFS_KEY_SRCDST;
 	q->ecn = true;
-	q->sched = TC_DFS_SCHED_FIFO;
+	q->sched = TC_DFS_SCHED_FQ;	/* the lab's choice: README */
 	dfs_fq_sched_init(&q->fq);
 	q->fq_params.quantum = max_t(u32, psched_mtu(qdisc_dev(sch)),
 				     DFS_QUANTUM_MIN);
@@ -1004,7 +1004,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->fq_params.interval = dfs_codel_from_us(q->interval_us);
 	q->fq_params.mtu = psched_mtu(qdisc_dev(sch));
 	q->fq_params.ecn = q->ecn;
-	q->flow_cachep = dfs_flow_cachep;
+	q->flow_cachep = dfs_flow_fq_cachep;
 
 	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
 	err = dfs_cache_init(&q->cache, DFS_DEFAULT_CACHE);

@@ -10,9 +10,10 @@
 # Four TCP flows (s1..s4) run first alone (the baseline), then again with
 # the flood.  Asserted:
 #	- flows <= the cap, and the cap was reached (flows_overflow > 0)
-#	- memory_usage <= cap * 160 bytes (a 96-byte flow plus its share of
-#	  B-tree nodes, ~12-17 bytes, with margin) and stays flat once the
-#	  cap is reached; the dfs_flow slab grows by at most the cap
+#	- memory_usage <= cap * 160 bytes (an 88-byte flow of sched fq, the
+#	  default, plus its share of B-tree nodes, ~12-17 bytes, and the
+#	  queues of the flows with packets, with margin) and stays flat once
+#	  the cap is reached; the dfs_flow_fq slab grows by at most the cap
 #	- the TCP flows keep >= 50% of their baseline throughput
 #	- the backlog returns to 0 when the traffic stops
 #
@@ -47,7 +48,7 @@ for q in json.load(sys.stdin):
 
 slab_objects()
 {
-	local f=/sys/kernel/slab/dfs_flow/objects
+	local f=/sys/kernel/slab/dfs_flow_fq/objects
 
 	if [ -r $f ]; then awk '{ print $1 }' $f; else echo -1; fi
 }
@@ -124,7 +125,7 @@ PCT=$(awk -v f="$FLOOD" -v b="$BASE" 'BEGIN { printf "%d", 100 * f / b }')
 DISTINCT=$(awk -v n="$SENT" 'BEGIN { printf "%d", 1048576 * (1 - exp(-n / 1048576)) }')
 log_info "flood: $SENT packets in ${SECS}s, about $DISTINCT distinct sources"
 log_info "flows $FLOWS0 -> $FLOWS1 -> $FLOWS2 (cap $FLOWS), new_flows $NEW, flows_overflow $OVF, malicious $MAL"
-log_info "memory_usage $MEM0 -> $MEM1 -> $MEM2 bytes; dfs_flow slab objects $SLAB0 -> $SLAB2"
+log_info "memory_usage $MEM0 -> $MEM1 -> $MEM2 bytes; dfs_flow_fq slab objects $SLAB0 -> $SLAB2"
 log_info "TCP under the flood: $((FLOOD / 1000)) kbit/s ($(kbits $FLOOD_FLOWS)), ${PCT}% of the baseline, Jain $(jain_index $FLOOD_FLOWS)"
 log_info "flows in the malicious cache: ${CACHED:-none}"
 
@@ -141,7 +142,7 @@ if [ "$SLAB0" -ge 0 ]; then
 	# The slab may be shared with other 96-byte objects (SLUB merges
 	# caches): allow a quarter of the cap for those.
 	[ $((SLAB2 - SLAB0)) -le $((FLOWS + FLOWS / 4)) ]
-	check_err $? "dfs_flow slab grew by $((SLAB2 - SLAB0)) objects"
+	check_err $? "dfs_flow_fq slab grew by $((SLAB2 - SLAB0)) objects"
 fi
 log_test "spoofed flood: flows capped at $FLOWS, memory_usage $((MEM2 / 1024)) KiB"
 

@@ -43,14 +43,14 @@ check_flood_cut()
 }
 
 RET=0
-flood_run "$OUT/dfs" "$SECS" "20M:$SECS" dfs limit 100000
+flood_run "$OUT/dfs" "$SECS" "20M:$SECS" dfs limit 100000 sched fifo
 check_err $? "traffic did not run"
 summary "$OUT/dfs" dfs
 log_info "dfs: flood flow flags (seconds flags, at each change): $(flood_flag_changes "$OUT/dfs")"
 check_flood_cut "$OUT/dfs"
 awk -v u="$UTIL" 'BEGIN { exit !(u >= 0.85) }'
 check_err $? "link utilisation $UTIL < 0.85"
-log_test "dfs: UDP flood cut off, TCP shares the link fairly"
+log_test "dfs sched fifo: UDP flood cut off, TCP shares the link fairly"
 
 RET=0
 flood_run "$OUT/dfs-fq" "$SECS" "20M:$SECS" dfs limit 100000 sched fq

@@ -64,7 +64,11 @@ defaults_test()
 	[ "$(opt tolerance)" = 3 ]; check_err $? "tolerance"
 	[ "$(opt prune)" = 3600000 ]; check_err $? "prune"
 	[ "$(opt ecn)" = True ]; check_err $? "ecn"
-	log_test "dfs: defaults of Table 2"
+	[ "$(opt sched)" = fq ]; check_err $? "sched $(opt sched)"
+	[ "$(opt target)" = 5000 ]; check_err $? "target"
+	[ "$(opt interval)" = 100000 ]; check_err $? "interval"
+	[ "$(opt quantum)" = 1514 ]; check_err $? "quantum $(opt quantum)"
+	log_test "dfs: defaults of Table 2, sched fq"
 }
 
 change_test()

@@ -108,7 +108,8 @@ qdisc_setup() {
 	hhf)		tc qdisc add dev "$dev" $parent $h hhf ;;
 	fq)		tc qdisc add dev "$dev" $parent $h fq ;;
 	cake)		tc qdisc add dev "$dev" $parent $h cake ;;
-	dfs)		tc qdisc add dev "$dev" $parent $h dfs $DFS_OPTS ${DFS_EXTRA:-} ;;
+	dfs)		tc qdisc add dev "$dev" $parent $h dfs $DFS_OPTS sched fifo \
+				${DFS_EXTRA:-} ;;
 	dfs-fq)		tc qdisc add dev "$dev" $parent $h dfs $DFS_OPTS sched fq \
 				${DFS_EXTRA:-} ;;
 	drr|stfq)

@@ -9,10 +9,12 @@ bottleneck device; the first one adds the qdisc under the shaper.
 CHILD = "qdisc add dev DEV parent 1:1 handle 10:"
 
 QDISCS = {
-    "dfs": [CHILD + " dfs limit 100000"],
+    # The paper's DFS: one FIFO.
+    "dfs": [CHILD + " dfs limit 100000 sched fifo"],
     # Per-host fairness: every busy host is one flow.
-    "dfs-src": [CHILD + " dfs limit 100000 key src"],
-    # A queue per flow: DRR with CoDel on each, DFS's verdicts on top.
+    "dfs-src": [CHILD + " dfs limit 100000 key src sched fifo"],
+    # A queue per flow, DRR with CoDel on each, DFS's verdicts on top:
+    # DFS's default.
     "dfs-fq": [CHILD + " dfs limit 100000 sched fq"],
     "dfs-fq-src": [CHILD + " dfs limit 100000 key src sched fq"],
     # Per connection, as fq_codel and cake hash (web mice, scenario 4).
