@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * net/sched/cls_lrufq.c	LRU-FQ flow classifier
+ * cls_lrufq	LRU-FQ flow classifier
  *
  * The identification half of LRU-FQ (Achanta and Reddy, "Design, Analysis
  * and Experience of a Partial State Router", INFOCOM 2003): an LRU cache
@@ -172,18 +172,18 @@ static void *lrufq_get(struct tcf_proto *tp, u32 handle)
 	return NULL;
 }
 
-static struct netlink_range_validation lrufq_cache_range = {
+static const struct netlink_range_validation lrufq_cache_range = {
 	.min = 1,
 	.max = TC_LRUFQ_CACHE_MAX,
 };
 
-static struct netlink_range_validation lrufq_u32_min1 = {
+static const struct netlink_range_validation lrufq_u32_min1 = {
 	.min = 1,
 	.max = U32_MAX,
 };
 
 /* bytes/s: 10 Tbit/s, far above any link */
-static struct netlink_range_validation lrufq_pin_range = {
+static const struct netlink_range_validation lrufq_pin_range = {
 	.min = 0,
 	.max = 10ULL * 1000 * 1000 * 1000 * 1000 / 8,
 };

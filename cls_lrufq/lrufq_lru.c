@@ -20,8 +20,11 @@ int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 		return -EINVAL;
 	while (nb < 2 * size)
 		nb <<= 1;
-	l->e = kcalloc(size, sizeof(*l->e), GFP_KERNEL);
-	l->bucket = kcalloc(nb, sizeof(*l->bucket), GFP_KERNEL);
+	/* kvcalloc: no high-order pages needed for a large cache; and
+	 * charged to the memory cgroup of whoever configured it.
+	 */
+	l->e = kvcalloc(size, sizeof(*l->e), GFP_KERNEL_ACCOUNT);
+	l->bucket = kvcalloc(nb, sizeof(*l->bucket), GFP_KERNEL_ACCOUNT);
 	if (!l->e || !l->bucket) {
 		lrufq_lru_free(l);
 		return -ENOMEM;
@@ -40,8 +43,8 @@ int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 
 void lrufq_lru_free(struct lrufq_lru *l)
 {
-	kfree(l->e);
-	kfree(l->bucket);
+	kvfree(l->e);
+	kvfree(l->bucket);
 	l->e = NULL;
 	l->bucket = NULL;
 	l->size = 0;

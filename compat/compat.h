@@ -19,6 +19,19 @@
 #include <net/sch_generic.h>
 #include <net/pkt_cls.h>
 
+/* 6.1's struct nla_policy points at a range it does not declare const
+ * (6.12's does): the modules' ranges are const, as in-tree.
+ */
+#ifndef COMPAT_HAVE_CONST_NLA_RANGE
+#include <net/netlink.h>
+#undef NLA_POLICY_FULL_RANGE
+#define NLA_POLICY_FULL_RANGE(tp, _range) {				\
+	.type = NLA_ENSURE_UINT_OR_BINARY_TYPE(tp),			\
+	.validation_type = NLA_VALIDATE_RANGE_PTR,			\
+	.range = (struct netlink_range_validation *)(_range),		\
+}
+#endif
+
 /* 6.16 renamed from_timer(). */
 #ifndef COMPAT_HAVE_TIMER_CONTAINER_OF
 #define timer_container_of(var, callback_timer, timer_fieldname) \

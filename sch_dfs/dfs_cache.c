@@ -53,8 +53,9 @@ int dfs_cache_insert(struct dfs_cache *c, struct dfs_flow *flow)
 		if (!c->slot[i].flow)
 			break;
 	}
-	c->slot[i].flow = flow;
 	c->slot[i].tag = dfs_key_tag(&flow->key);
+	/* read without the qdisc lock by the class walk */
+	WRITE_ONCE(c->slot[i].flow, flow);
 	c->count++;
 	if (i >= c->high)
 		c->high = i + 1;
@@ -67,7 +68,7 @@ bool dfs_cache_remove(struct dfs_cache *c, const struct dfs_flow *flow)
 
 	for (i = 0; i < c->high; i++) {
 		if (c->slot[i].flow == flow) {
-			c->slot[i].flow = NULL;
+			WRITE_ONCE(c->slot[i].flow, NULL);
 			c->slot[i].tag = 0;
 			c->count--;
 			while (c->high && !c->slot[c->high - 1].flow)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * net/sched/sch_dfs.c	Deterministic Fair Sharing AQM
+ * sch_dfs	Deterministic Fair Sharing AQM
  *
  * DFS (Bedi, Roy, Shiva, "Mitigating congestion based DoS attacks with an
  * enhanced AQM technique", Computer Communications 40, 2014) keeps exact
@@ -667,60 +667,60 @@ static void dfs_prune_timer(struct timer_list *t)
 	mod_timer(&q->prune_timer, jiffies + next);
 }
 
-static struct netlink_range_validation dfs_limit_range = {
+static const struct netlink_range_validation dfs_limit_range = {
 	.min = DFS_LIMIT_MIN, .max = DFS_LIMIT_MAX,
 };
 
-static struct netlink_range_validation dfs_flows_range = {
+static const struct netlink_range_validation dfs_flows_range = {
 	.min = 1, .max = DFS_FLOWS_MAX,
 };
 
-static struct netlink_range_validation dfs_order_range = {
+static const struct netlink_range_validation dfs_order_range = {
 	.min = DFS_BTREE_ORDER_MIN, .max = DFS_BTREE_ORDER_MAX,
 };
 
-static struct netlink_range_validation dfs_cache_range = {
+static const struct netlink_range_validation dfs_cache_range = {
 	.min = 0, .max = DFS_CACHE_MAX,
 };
 
-static struct netlink_range_validation dfs_fraction_range = {
+static const struct netlink_range_validation dfs_fraction_range = {
 	.min = 0, .max = TC_DFS_ONE,
 };
 
-static struct netlink_range_validation dfs_step_range = {
+static const struct netlink_range_validation dfs_step_range = {
 	.min = 1, .max = TC_DFS_ONE,
 };
 
-static struct netlink_range_validation dfs_freeze_range = {
+static const struct netlink_range_validation dfs_freeze_range = {
 	.min = 0, .max = 10 * USEC_PER_SEC,
 };
 
-static struct netlink_range_validation dfs_tolerance_range = {
+static const struct netlink_range_validation dfs_tolerance_range = {
 	.min = 0, .max = 1000,
 };
 
-static struct netlink_range_validation dfs_prune_range = {
+static const struct netlink_range_validation dfs_prune_range = {
 	.min = MSEC_PER_SEC, .max = 7 * 24 * 3600 * MSEC_PER_SEC,
 };
 
-static struct netlink_range_validation dfs_rate_interval_range = {
+static const struct netlink_range_validation dfs_rate_interval_range = {
 	.min = USEC_PER_MSEC, .max = 10 * USEC_PER_SEC,
 };
 
-static struct netlink_range_validation dfs_bandwidth_range = {
+static const struct netlink_range_validation dfs_bandwidth_range = {
 	.min = 0, .max = DFS_BANDWIDTH_MAX,
 };
 
-static struct netlink_range_validation dfs_quantum_range = {
+static const struct netlink_range_validation dfs_quantum_range = {
 	.min = DFS_QUANTUM_MIN, .max = DFS_QUANTUM_MAX,
 };
 
 /* CoDel's: 1 us to 1 s of target, 1 ms to 10 s of interval */
-static struct netlink_range_validation dfs_target_range = {
+static const struct netlink_range_validation dfs_target_range = {
 	.min = 1, .max = USEC_PER_SEC,
 };
 
-static struct netlink_range_validation dfs_interval_range = {
+static const struct netlink_range_validation dfs_interval_range = {
 	.min = USEC_PER_MSEC, .max = 10 * USEC_PER_SEC,
 };
 
@@ -830,6 +830,21 @@ static void dfs_config_parse(struct nlattr **tb, struct dfs_config *c)
 		c->interval_us = nla_get_u32(tb[TCA_DFS_INTERVAL]);
 }
 
+/* What dfs_dump() reads without the qdisc lock is written once. */
+static void dfs_params_set(struct dfs_params *p, const struct dfs_params *n)
+{
+	WRITE_ONCE(p->limit, n->limit);
+	WRITE_ONCE(p->max_th, n->max_th);
+	WRITE_ONCE(p->min_th, n->min_th);
+	WRITE_ONCE(p->delta_i, n->delta_i);
+	WRITE_ONCE(p->delta_d, n->delta_d);
+	WRITE_ONCE(p->tolerance, n->tolerance);
+	WRITE_ONCE(p->beta, n->beta);
+	WRITE_ONCE(p->freeze_ns, n->freeze_ns);
+	WRITE_ONCE(p->rate_interval_ns, n->rate_interval_ns);
+	WRITE_ONCE(p->bandwidth, n->bandwidth);
+}
+
 static int dfs_config_check(const struct dfs_config *c,
 			    struct netlink_ext_ack *extack)
 {
@@ -934,22 +949,23 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	/* Known flows mean nothing under another key, and the two scheds
 	 * keep different state per flow: start over, queue and flows
-	 * (dfs_reset), with the parents told of the drops.
+	 * (dfs_reset, which sets up the overflow flow and the EWMA of wfs
+	 * from the new parameters), with the parents told of the drops.
+	 * The flows go back to the old sched's cache.
 	 */
+	dfs_params_set(&q->params, &c.params);
 	if (c.key_mode != q->key_mode || c.sched != q->sched)
 		qdisc_purge_queue(sch);
 	q->flow_cachep = c.sched == TC_DFS_SCHED_FQ ? dfs_flow_fq_cachep :
 						      dfs_flow_cachep;
-
-	q->params = c.params;
-	q->flows_max = c.flows_max;
-	q->key_mode = c.key_mode;
-	q->prune_ms = c.prune_ms;
-	q->ecn = c.ecn;
-	q->sched = c.sched;
-	q->fq_params.quantum = c.quantum;
-	q->target_us = c.target_us;
-	q->interval_us = c.interval_us;
+	WRITE_ONCE(q->flows_max, c.flows_max);
+	WRITE_ONCE(q->key_mode, c.key_mode);
+	WRITE_ONCE(q->prune_ms, c.prune_ms);
+	WRITE_ONCE(q->ecn, c.ecn);
+	WRITE_ONCE(q->sched, c.sched);
+	WRITE_ONCE(q->fq_params.quantum, c.quantum);
+	WRITE_ONCE(q->target_us, c.target_us);
+	WRITE_ONCE(q->interval_us, c.interval_us);
 	q->fq_params.target = dfs_codel_from_us(c.target_us);
 	q->fq_params.interval = dfs_codel_from_us(c.interval_us);
 	q->fq_params.ecn = c.ecn;
@@ -1037,29 +1053,33 @@ static int dfs_dump(struct Qdisc *sch, struct sk_buff *skb)
 	if (!opts)
 		goto nla_put_failure;
 
-	if (nla_put_u32(skb, TCA_DFS_LIMIT, p->limit) ||
-	    nla_put_u32(skb, TCA_DFS_FLOWS, q->flows_max) ||
+	/* order and cache change only by dfs_rebuild(), under RTNL as
+	 * this dump is.
+	 */
+	if (nla_put_u32(skb, TCA_DFS_LIMIT, READ_ONCE(p->limit)) ||
+	    nla_put_u32(skb, TCA_DFS_FLOWS, READ_ONCE(q->flows_max)) ||
 	    nla_put_u32(skb, TCA_DFS_ORDER, q->btree.order) ||
 	    nla_put_u32(skb, TCA_DFS_CACHE, q->cache.size) ||
-	    nla_put_u32(skb, TCA_DFS_KEY, q->key_mode) ||
-	    nla_put_u32(skb, TCA_DFS_MAX_TH, p->max_th) ||
-	    nla_put_u32(skb, TCA_DFS_MIN_TH, p->min_th) ||
-	    nla_put_u32(skb, TCA_DFS_DELTA_I, p->delta_i) ||
-	    nla_put_u32(skb, TCA_DFS_DELTA_D, p->delta_d) ||
+	    nla_put_u32(skb, TCA_DFS_KEY, READ_ONCE(q->key_mode)) ||
+	    nla_put_u32(skb, TCA_DFS_MAX_TH, READ_ONCE(p->max_th)) ||
+	    nla_put_u32(skb, TCA_DFS_MIN_TH, READ_ONCE(p->min_th)) ||
+	    nla_put_u32(skb, TCA_DFS_DELTA_I, READ_ONCE(p->delta_i)) ||
+	    nla_put_u32(skb, TCA_DFS_DELTA_D, READ_ONCE(p->delta_d)) ||
 	    nla_put_u32(skb, TCA_DFS_FREEZE_TIME,
-			div_u64(p->freeze_ns, NSEC_PER_USEC)) ||
-	    nla_put_u32(skb, TCA_DFS_TOLERANCE, p->tolerance) ||
-	    nla_put_u32(skb, TCA_DFS_BETA, p->beta) ||
-	    nla_put_u32(skb, TCA_DFS_PRUNE_INTERVAL, q->prune_ms) ||
+			div_u64(READ_ONCE(p->freeze_ns), NSEC_PER_USEC)) ||
+	    nla_put_u32(skb, TCA_DFS_TOLERANCE, READ_ONCE(p->tolerance)) ||
+	    nla_put_u32(skb, TCA_DFS_BETA, READ_ONCE(p->beta)) ||
+	    nla_put_u32(skb, TCA_DFS_PRUNE_INTERVAL, READ_ONCE(q->prune_ms)) ||
 	    nla_put_u32(skb, TCA_DFS_RATE_INTERVAL,
-			div_u64(p->rate_interval_ns, NSEC_PER_USEC)) ||
-	    nla_put_u32(skb, TCA_DFS_ECN, q->ecn) ||
-	    nla_put_u64_64bit(skb, TCA_DFS_BANDWIDTH, p->bandwidth,
+			div_u64(READ_ONCE(p->rate_interval_ns), NSEC_PER_USEC)) ||
+	    nla_put_u32(skb, TCA_DFS_ECN, READ_ONCE(q->ecn)) ||
+	    nla_put_u64_64bit(skb, TCA_DFS_BANDWIDTH, READ_ONCE(p->bandwidth),
 			      TCA_DFS_PAD) ||
-	    nla_put_u32(skb, TCA_DFS_SCHED, q->sched) ||
-	    nla_put_u32(skb, TCA_DFS_QUANTUM, q->fq_params.quantum) ||
-	    nla_put_u32(skb, TCA_DFS_TARGET, q->target_us) ||
-	    nla_put_u32(skb, TCA_DFS_INTERVAL, q->interval_us))
+	    nla_put_u32(skb, TCA_DFS_SCHED, READ_ONCE(q->sched)) ||
+	    nla_put_u32(skb, TCA_DFS_QUANTUM,
+			READ_ONCE(q->fq_params.quantum)) ||
+	    nla_put_u32(skb, TCA_DFS_TARGET, READ_ONCE(q->target_us)) ||
+	    nla_put_u32(skb, TCA_DFS_INTERVAL, READ_ONCE(q->interval_us)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -1173,9 +1193,14 @@ static void dfs_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 	if (arg->stop)
 		return;
 	for (i = 0; i < q->cache.size; i++) {
-		/* Racy peek, under RTNL only; the stats are read locked. */
-		if (!READ_ONCE(q->cache.slot[i].flow))
+		/* Racy peek, under RTNL only; the stats are read locked.
+		 * Free slots count too, as in fq_codel_walk(): a dump split
+		 * over several messages resumes at arg->skip by slot.
+		 */
+		if (!READ_ONCE(q->cache.slot[i].flow)) {
+			arg->count++;
 			continue;
+		}
 		if (!tc_qdisc_stats_dump(sch, i + 1, arg))
 			break;
 	}
@@ -1237,7 +1262,7 @@ static void __exit dfs_module_exit(void)
 
 module_init(dfs_module_init);
 module_exit(dfs_module_exit);
-MODULE_AUTHOR("sch_dfs developers");
+MODULE_AUTHOR("sch_dfs developers <dev@sch-dfs.invalid>");
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Deterministic Fair Sharing (DFS) AQM");
 MODULE_VERSION(SCH_DFS_VERSION);

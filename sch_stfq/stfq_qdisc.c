@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * net/sched/sch_stfq.c	Start-time Fair Queuing
+ * sch_stfq	Start-time Fair Queuing
  *
  * A classful qdisc that shares the link among its classes in proportion to
  * their weights with Start-time Fair Queuing (Goyal, Vin and Cheng,
@@ -98,12 +98,12 @@ static struct stfq_class *stfq_find_class(struct Qdisc *sch, u32 classid)
 	return container_of(clc, struct stfq_class, common);
 }
 
-static struct netlink_range_validation stfq_weight_range = {
+static const struct netlink_range_validation stfq_weight_range = {
 	.min = 1,
 	.max = TC_STFQ_WEIGHT_MAX,
 };
 
-static struct netlink_range_validation stfq_defcls_range = {
+static const struct netlink_range_validation stfq_defcls_range = {
 	.max = 0xffff,
 };
 
@@ -374,8 +374,14 @@ static void stfq_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 	}
 }
 
+/*
+ * The class of @skb, or NULL: then *qerr says whether it is to be counted
+ * as a drop, and *unclassified whether no filter nor default class had a
+ * class for it (a filter's "shot" is a verdict, not a miss).
+ */
 static struct stfq_class *stfq_classify(struct sk_buff *skb,
-					struct Qdisc *sch, int *qerr)
+					struct Qdisc *sch, int *qerr,
+					bool *unclassified)
 {
 	struct stfq_sched *q = qdisc_priv(sch);
 	struct stfq_class *cl = NULL;
@@ -410,6 +416,7 @@ static struct stfq_class *stfq_classify(struct sk_buff *skb,
 	}
 	if (!cl && q->defcls)
 		cl = stfq_find_class(sch, TC_H_MAKE(sch->handle, q->defcls));
+	*unclassified = !cl;
 	return cl;
 }
 
@@ -418,13 +425,15 @@ static int stfq_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	unsigned int len = qdisc_pkt_len(skb);
 	struct stfq_sched *q = qdisc_priv(sch);
+	bool unclassified = false;
 	struct stfq_class *cl;
 	int err = 0;
 
-	cl = stfq_classify(skb, sch, &err);
+	cl = stfq_classify(skb, sch, &err, &unclassified);
 	if (!cl) {
 		if (err & __NET_XMIT_BYPASS) {
-			q->drop_unclassified++;
+			if (unclassified)
+				q->drop_unclassified++;
 			qdisc_qstats_drop(sch);
 		}
 		__qdisc_drop(skb, to_free);

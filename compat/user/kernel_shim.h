@@ -29,11 +29,15 @@ typedef unsigned int gfp_t;
 
 #define GFP_ATOMIC	0u
 #define GFP_KERNEL	0u
+#define GFP_KERNEL_ACCOUNT	0u
 #define __GFP_NOWARN	0u
 #define U32_MAX		0xffffffffU
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
+
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
@@ -63,6 +67,16 @@ static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
 }
 
 static inline void kfree(const void *p)
+{
+	free((void *)p);
+}
+
+static inline void *kvcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return kcalloc(n, size, gfp);
+}
+
+static inline void kvfree(const void *p)
 {
 	free((void *)p);
 }
