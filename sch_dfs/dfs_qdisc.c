@@ -550,6 +550,7 @@ static void dfs_trim_queue(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	unsigned int qlen = sch->q.qlen, backlog = sch->qstats.backlog;
+	u64 now = ktime_get_ns();
 	/* CoDel's drops below are in the difference reported at the end */
 	u32 drop_count = q->fq_stats.drop_count;
 	u32 drop_len = q->fq_stats.drop_len;
@@ -565,7 +566,7 @@ static void dfs_trim_queue(struct Qdisc *sch)
 			sch->q.qlen--;
 			qdisc_qstats_backlog_dec(sch, skb);
 		} else if (dfs_fq_mode(q)) {
-			skb = dfs_fq_next(sch, ktime_get_ns());
+			skb = dfs_fq_next(sch, now);
 			if (!skb)
 				break;
 		} else {
@@ -580,7 +581,7 @@ static void dfs_trim_queue(struct Qdisc *sch)
 	q->fq_stats.drop_count = drop_count;
 	q->fq_stats.drop_len = drop_len;
 	if (!sch->q.qlen)
-		dfs_meter_idle(&q->meter, ktime_get_ns());
+		dfs_meter_idle(&q->meter, now);
 	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
 				  backlog - sch->qstats.backlog);
 }

@@ -148,11 +148,12 @@ static void test_small_quantum(void)
 }
 
 /*
- * A standing queue of @depth 1500-byte packets, one sent and one arriving
- * every 1.2 ms (10 Mbit/s), for @ms milliseconds; drop times in @drops.
+ * A standing queue of @depth 1500-byte packets from @base ns, one sent
+ * and one arriving every 1.2 ms (10 Mbit/s), until @ms milliseconds after
+ * @base; drop times (from @base) in @drops.
  */
-static u32 standing_queue(struct world *w, int depth, u32 ms, bool ect,
-			  u64 *drops, u32 ndrops)
+static u32 standing_queue_at(struct world *w, u64 base, int depth, u32 ms,
+			     bool ect, u64 *drops, u32 ndrops)
 {
 	u32 seen = 0;
 	u64 t = 0;
@@ -160,19 +161,25 @@ static u32 standing_queue(struct world *w, int depth, u32 ms, bool ect,
 	int i;
 
 	for (i = 0; i < depth; i++)
-		w_enqueue(w, 0, 1500, 0, ect);
+		w_enqueue(w, 0, 1500, base, ect);
 	for (t = (u64)depth * 1200 * US; t < (u64)ms * MS; t += 1200 * US) {
 		u32 before = w->dropped;
 		struct w_pkt *pkt;
 
-		w_enqueue(w, 0, 1500, t, ect);
-		pkt = w_dequeue(w, t);
+		w_enqueue(w, 0, 1500, base + t, ect);
+		pkt = w_dequeue(w, base + t);
 		ce = pkt && pkt->ce;
 		free(pkt);
 		if ((w->dropped > before || ce) && seen < ndrops)
 			drops[seen++] = t;
 	}
 	return seen;
+}
+
+static u32 standing_queue(struct world *w, int depth, u32 ms, bool ect,
+			  u64 *drops, u32 ndrops)
+{
+	return standing_queue_at(w, 0, depth, ms, ect, drops, ndrops);
 }
 
 /* Under target: CoDel never drops. */
@@ -291,17 +298,11 @@ static void test_purge(void)
 static void test_codel_wrap(void)
 {
 	u64 base = ((1ULL << 32) << DFS_CODEL_SHIFT) - 200 * MS;
+	u64 drops[16];
 	struct world w;
-	u64 t;
-	int i;
 
 	w_init(&w, 1514, 5000, 100000, false);
-	for (i = 0; i < 20; i++)
-		w_enqueue(&w, 0, 1500, base, false);
-	for (t = base + 24 * MS; t < base + 600 * MS; t += 1200 * US) {
-		w_enqueue(&w, 0, 1500, t, false);
-		free(w_dequeue(&w, t));
-	}
+	standing_queue_at(&w, base, 20, 600, false, drops, 16);
 	CHECK(w.dropped >= 4 && w.dropped < 12, "drops across the wrap: %u",
 	      w.dropped);
 	w_destroy(&w);
