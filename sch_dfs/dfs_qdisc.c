@@ -464,9 +464,11 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb;
+	u64 now = 0;		/* fifo reads the clock only to go idle */
 
 	if (dfs_fq_mode(q)) {
-		skb = dfs_fq_next(sch, ktime_get_ns());
+		now = ktime_get_ns();
+		skb = dfs_fq_next(sch, now);
 		/* As fq_codel: a parent (HTB) must not hear of drops while
 		 * this qdisc is empty; they are told on a later dequeue.
 		 */
@@ -486,7 +488,7 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 	if (skb) {
 		q->meter.deq_bytes += qdisc_pkt_len(skb);
 		if (!sch->q.qlen)
-			dfs_meter_idle(&q->meter, ktime_get_ns());
+			dfs_meter_idle(&q->meter, now ?: ktime_get_ns());
 	}
 	return skb;
 }
