@@ -7,8 +7,8 @@
  */
 #include "dfs_decide.h"
 
-/* p_m, at most max_th <= TC_DFS_ONE, lives in 24 bits of struct dfs_flow. */
-static_assert(TC_DFS_ONE < (1U << 24));
+/* p_m, at most max_th <= TC_DFS_ONE, lives in 20 bits of struct dfs_flow. */
+static_assert(TC_DFS_ONE < (1U << 20));
 static_assert(sizeof(struct dfs_flow) <= 80);
 
 /*
@@ -95,36 +95,72 @@ void dfs_meter_idle(struct dfs_meter *m, u64 now)
 }
 
 /*
+ * What a flow weighs in n.  Link / n is a fair share only if every one of
+ * the n flows wants that much; a ping, a DNS exchange or a stream of ACKs
+ * does not, and counted whole they lower everyone's fair rate until the
+ * flows that take what is left look unfair (the lab's scenario 2, with its
+ * probe pinging 20 times a second: TCP at 1.5 times link / n, where the
+ * margin is, and now and then marked malicious).  So, one step of max-min
+ * fairness: a flow that lost nothing to congestion in this bitrate window
+ * or the last, and sent under half the fair rate, counts 2 * br / fair of
+ * a flow.  A flow that loses packets wants more than it gets and counts
+ * whole, however little it sends: TCP squeezed by a flood in one FIFO
+ * must keep the flood's fair rate down, or the flood would never be over
+ * it.  So does a flow not measured yet.  Only the rate, never the loss,
+ * makes a flow light, and from half its share on it is whole, so flows at
+ * their fair rate (scenario 2's good UDP) count as the paper counts them.
+ */
+static u32 dfs_flow_weight(const struct dfs_flow *f, u64 fair_rate)
+{
+	if (!f->bitrate || (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV)) ||
+	    f->bitrate >= fair_rate / 2)
+		return DFS_METER_ONE;
+	/* the quotient is under DFS_METER_ONE: no overflow */
+	return mul_u64_u64_div_u64(f->bitrate, 2 * DFS_METER_ONE, fair_rate);
+}
+
+/*
  * A flow counts as active from its second packet within two epochs: a
  * lone packet does not make a flow compete for the link.  Without this a
  * spoofed flood, whose random sources now and then hit flows already
  * known, keeps hundreds of them "active" in every epoch, n soars, the fair
  * rate collapses and the real flows look unfair.  f->epoch holds the
  * epoch of the flow's last packet, shifted left by one, and in bit 0
- * whether the flow is already counted in it.
+ * whether the flow is already counted in it.  It is counted with its
+ * weight at that moment, once per epoch: one division per flow and epoch
+ * at most, none per packet.
  */
-void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f)
+void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f, u64 fair_rate)
 {
 	u32 tag = m->epoch << 1;
 
 	if ((f->epoch | 1) == (tag | 1)) {
 		if (!(f->epoch & 1)) {		/* second packet this epoch */
 			f->epoch |= 1;
-			m->cur_active++;
+			m->cur_active += dfs_flow_weight(f, fair_rate);
 		}
 		return;
 	}
 	if ((f->epoch | 1) == (((m->epoch - 1) << 1) | 1)) {
 		f->epoch = tag | 1;		/* sent in the previous epoch too */
-		m->cur_active++;
+		m->cur_active += dfs_flow_weight(f, fair_rate);
 		return;
 	}
 	f->epoch = tag;				/* one packet: not yet */
 }
 
+/* The weight of the flows of this or the last epoch, the larger. */
+static u64 dfs_meter_weight(const struct dfs_meter *m)
+{
+	return max_t(u64, max(m->cur_active, m->prev_active), DFS_METER_ONE);
+}
+
+/* n, rounded to the nearest whole flow, at least one (Eq. 1, the dump). */
 u32 dfs_meter_active(const struct dfs_meter *m)
 {
-	return max_t(u32, max(m->cur_active, m->prev_active), 1);
+	u64 n = (dfs_meter_weight(m) + DFS_METER_ONE / 2) / DFS_METER_ONE;
+
+	return min_t(u64, n, U32_MAX);
 }
 
 /* fair_bitrate of Algorithm 3: the link rate shared by the active flows. */
@@ -132,7 +168,7 @@ u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m)
 {
 	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
 
-	return div64_u64(rate, dfs_meter_active(m));
+	return mul_u64_u64_div_u64(rate, DFS_METER_ONE, dfs_meter_weight(m));
 }
 
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now)
@@ -159,8 +195,10 @@ void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval)
 
 		f->bitrate = div64_u64((u64)f->win_bytes * NSEC_PER_SEC,
 				       elapsed);
-		f->flags = (f->flags & ~DFS_F_WINDOWS) |
+		f->flags = (f->flags & ~(DFS_F_WINDOWS | DFS_F_LOSS_PREV)) |
 			   windows << DFS_F_WINDOWS_SHIFT;
+		if (f->flags & DFS_F_LOSS)
+			f->flags = (f->flags & ~DFS_F_LOSS) | DFS_F_LOSS_PREV;
 		f->win_bytes = 0;
 		f->win_start = now;
 	}

@@ -29,13 +29,17 @@ struct dfs_params {
  * within the current and the previous epoch, so n follows the flows that
  * really compete for the link within one measurement window (a lone packet,
  * such as a spoofed source hitting a known flow, does not count), and is
- * kept in O(1) per packet with no walk over the flows.
+ * kept in O(1) per packet with no walk over the flows.  n is a sum of
+ * weights in 1/DFS_METER_ONE of a flow: a sparse flow that gets all it
+ * sends counts for less than one (dfs_meter_seen()).
  */
+#define DFS_METER_ONE	256U
+
 struct dfs_meter {
 	u64	epoch_start;	/* ns */
 	u32	epoch;
-	u32	cur_active;	/* flows seen in this epoch */
-	u32	prev_active;	/* flows seen in the previous epoch */
+	u64	cur_active;	/* flows seen in this epoch, DFS_METER_ONE each */
+	u64	prev_active;	/* the same for the previous epoch */
 	bool	busy;		/* the queue holds a packet, since busy_start */
 	u64	busy_start;	/* ns */
 	u64	busy_ns;	/* time with a backlog in this epoch */
@@ -56,12 +60,18 @@ void dfs_meter_init(struct dfs_meter *m, u64 now);
 void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval);
 void dfs_meter_busy(struct dfs_meter *m, u64 now);
 void dfs_meter_idle(struct dfs_meter *m, u64 now);
-void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f);
+void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f, u64 fair_rate);
 u32 dfs_meter_active(const struct dfs_meter *m);
 u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m);
 
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now);
 void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval);
+/* A packet of @f was dropped or CE marked to signal congestion. */
+static inline void dfs_flow_congested(struct dfs_flow *f)
+{
+	f->flags |= DFS_F_LOSS;
+}
+
 enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 			    u64 now, u32 wfs, u64 fair_rate);
 

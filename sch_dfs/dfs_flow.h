@@ -38,6 +38,14 @@ struct dfs_key {
 #define DFS_F_TRENDING	0x04	/* p_m above min_th + tolerance * delta_i */
 #define DFS_F_CACHED	0x08	/* held in the cache, not the B-tree */
 /*
+ * A packet of the flow was dropped or CE marked as congestion (not as
+ * malicious) in its current bitrate window (LOSS), or in the last one
+ * (LOSS_PREV): the flow wants more than it gets, so it counts as a whole
+ * flow in n whatever its rate (dfs_meter_seen()).
+ */
+#define DFS_F_LOSS	0x10
+#define DFS_F_LOSS_PREV	0x100
+/*
  * Bits 5-7: the rate intervals (1..7) that the bitrate measured last spans,
  * until p_m has moved by it; 0 when it has.  A window closes at the
  * flow's first packet past rate_interval, so after a silence one window
@@ -70,8 +78,8 @@ struct dfs_key {
 struct dfs_flow {
 	struct dfs_key	key;
 	u32		backlog;	/* sz_i: bytes in the buffer */
-	u32		pm:24;		/* p_m, TC_DFS_ONE = 1.0 (< 2^24) */
-	u32		flags:8;	/* DFS_F_* */
+	u32		pm:20;		/* p_m, TC_DFS_ONE = 1.0 (< 2^20) */
+	u32		flags:12;	/* DFS_F_* */
 	u32		win_bytes;	/* bytes arrived in this window */
 	u32		epoch;		/* last epoch << 1 | counted, dfs_meter_seen() */
 	u32		ptime;		/* p_time: last p_m update, dfs_ptime() */

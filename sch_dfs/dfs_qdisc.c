@@ -202,7 +202,7 @@ static void dfs_classify(const struct dfs_sched_data *q,
 	}
 }
 
-static void dfs_count_flags(struct dfs_sched_data *q, u8 flags, int sign)
+static void dfs_count_flags(struct dfs_sched_data *q, u32 flags, int sign)
 {
 	if (flags & DFS_F_MALICIOUS)
 		q->malicious += sign;
@@ -312,8 +312,8 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	enum dfs_verdict verdict;
 	struct dfs_flow *flow;
 	u64 now = ktime_get_ns();
-	u32 wfs;
-	u8 flags;
+	u64 fair_rate;
+	u32 wfs, flags;
 
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
 	flow = dfs_flow_get(q, skb, now);
@@ -323,9 +323,9 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      dfs_meter_active(&q->meter));
 	q->wfs_ewma = dfs_wfs_ewma(q->wfs_ewma, wfs, p->beta);
 
+	fair_rate = dfs_fair_rate(p, &q->meter);
 	flags = flow->flags;
-	verdict = dfs_decide(p, flow, now, q->wfs_ewma,
-			     dfs_fair_rate(p, &q->meter));
+	verdict = dfs_decide(p, flow, now, q->wfs_ewma, fair_rate);
 	if (flags != flow->flags) {
 		dfs_count_flags(q, flags, -1);
 		dfs_count_flags(q, flow->flags, 1);
@@ -334,15 +334,17 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	/* A flow DFS drops takes no part of the link: not one of the n
 	 * that share it (Eq. 1's b / n, the fair rate).
 	 */
-	if (verdict != DFS_DROP)
-		dfs_meter_seen(&q->meter, flow);
-
 	if (verdict == DFS_DROP) {
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}
+	if (verdict == DFS_MARK)
+		dfs_flow_congested(flow);
+	dfs_meter_seen(&q->meter, flow, fair_rate);
+
 	if (unlikely(sch->qstats.backlog + len > p->limit)) {
 		q->stats.drop_overlimit++;
+		dfs_flow_congested(flow);
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (verdict == DFS_MARK) {
@@ -412,13 +414,18 @@ static u32 dfs_fq_time(const void *skb)
 	return dfs_skb_cb(skb)->time;
 }
 
+/* CoDel's signals count as the flow's congestion (dfs_meter_seen()). */
 static bool dfs_fq_mark(void *skb)
 {
-	return INET_ECN_set_ce(skb);
+	if (!INET_ECN_set_ce(skb))
+		return false;
+	dfs_flow_congested(dfs_skb_cb(skb)->flow);
+	return true;
 }
 
 static void dfs_fq_drop(void *ctx, void *skb)
 {
+	dfs_flow_congested(dfs_skb_cb(skb)->flow);
 	kfree_skb(skb);
 	qdisc_qstats_drop(ctx);
 }

@@ -58,12 +58,12 @@ static void test_meter(void)
 	dfs_meter_init(&m, 0);
 	dfs_meter_busy(&m, 0);
 	CHECK(dfs_meter_active(&m) == 1, "at least one");
-	dfs_meter_seen(&m, &a);
-	dfs_meter_seen(&m, &b);
+	dfs_meter_seen(&m, &a, 0);
+	dfs_meter_seen(&m, &b, 0);
 	CHECK(m.cur_active == 0, "one packet each: nobody active yet");
-	dfs_meter_seen(&m, &a);
-	dfs_meter_seen(&m, &a);
-	dfs_meter_seen(&m, &b);
+	dfs_meter_seen(&m, &a, 0);
+	dfs_meter_seen(&m, &a, 0);
+	dfs_meter_seen(&m, &b, 0);
 	CHECK(dfs_meter_active(&m) == 2, "two seen: %u", dfs_meter_active(&m));
 	m.deq_bytes = 125000;
 	dfs_meter_tick(&m, 100 * MS, 100 * MS);
@@ -72,7 +72,7 @@ static void test_meter(void)
 	CHECK(dfs_fair_rate(&p, &m) == 625000, "fair = rate / n");
 	p.bandwidth = 1000000;
 	CHECK(dfs_fair_rate(&p, &m) == 500000, "bandwidth overrides");
-	dfs_meter_seen(&m, &a);
+	dfs_meter_seen(&m, &a, 0);
 	dfs_meter_tick(&m, 200 * MS, 100 * MS);
 	CHECK(dfs_meter_active(&m) == 1, "b went idle");
 	dfs_meter_tick(&m, 900 * MS, 100 * MS);
@@ -138,14 +138,91 @@ static void test_meter_lone_packets(void)
 	for (e = 0; e < 50; e++) {
 		/* 500 lone hits per epoch on 4096 known flows */
 		for (i = 0; i < 500; i++)
-			dfs_meter_seen(&m, &known[(e * 500 + i * 7) % 4096]);
-		dfs_meter_seen(&m, &steady);
+			dfs_meter_seen(&m, &known[(e * 500 + i * 7) % 4096],
+				       0);
+		dfs_meter_seen(&m, &steady, 0);
 		t += 100 * MS;
 		dfs_meter_tick(&m, t, 100 * MS);
 	}
 	CHECK(dfs_meter_active(&m) <= 1 + 50,
 	      "lone hits counted as active: %u", dfs_meter_active(&m));
 	CHECK(steady.epoch & 1, "a flow sending every epoch is active");
+}
+
+/* One epoch of @m: each of @n flows sends (at least) two packets. */
+static u64 meter_epoch(const struct dfs_params *p, struct dfs_meter *m,
+		       struct dfs_flow **flows, int n, int epoch, u64 fair)
+{
+	int i;
+
+	for (i = 0; i < 2 * n; i++)
+		dfs_meter_seen(m, flows[i / 2], fair);
+	dfs_meter_tick(m, epoch * 100 * MS, 100 * MS);
+	return dfs_fair_rate(p, m);
+}
+
+/*
+ * n weighs flows by what they want.  Scenario 2 of the lab, once DFS cuts
+ * the attackers: 5 TCP flows, 5 UDP flows at 0.625 Mbit/s, a ping probe,
+ * 10 Mbit/s.  Counted whole, the probe takes link / 11 from everyone and
+ * TCP, at 1.375 Mbit/s, sends 1.51 times that (the margin is 1.5); the
+ * probe counts for almost nothing, the UDP flows, at over half of it,
+ * whole.  And one FIFO under a flood: TCP squeezed to a tenth of its
+ * share still counts whole, because it loses packets, so the flood's
+ * fair rate stays link / n.
+ */
+static void test_meter_weights(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow tcp[5] = {}, udp[5] = {}, probe = {}, flood = {};
+	struct dfs_flow *s2[11], *s1[6];
+	const u64 link = 1250000;	/* 10 Mbit/s in bytes/s */
+	struct dfs_meter m;
+	u64 fair = 0;
+	int e, i;
+
+	for (i = 0; i < 5; i++) {
+		tcp[i].bitrate = 171875;	/* 1.375 Mbit/s */
+		udp[i].bitrate = 78125;		/* 0.625 Mbit/s */
+		s2[i] = &tcp[i];
+		s2[5 + i] = &udp[i];
+		s1[i] = &tcp[i];
+	}
+	probe.bitrate = 1680;			/* 20 pings of 84 bytes/s */
+	s2[10] = &probe;
+	dfs_meter_init(&m, 0);
+	m.deq_rate = link;
+	for (e = 1; e <= 5; e++) {
+		for (i = 0; i < 5 && e % 2; i++)
+			dfs_flow_congested(&tcp[i]);	/* now and then */
+		fair = meter_epoch(&p, &m, s2, 11, e, fair);
+	}
+	CHECK(dfs_meter_active(&m) == 10, "n %u", dfs_meter_active(&m));
+	CHECK(tcp[0].bitrate * 2 < fair * 3, "TCP %llu over 1.5 times %llu",
+	      (unsigned long long)tcp[0].bitrate, (unsigned long long)fair);
+
+	/* a flood at the link rate, 5 TCP flows squeezed to 0.1 Mbit/s */
+	flood.bitrate = link;
+	s1[5] = &flood;
+	dfs_meter_init(&m, 0);
+	m.deq_rate = link;
+	for (e = 1; e <= 8; e++) {
+		for (i = 0; i < 5; i++) {
+			tcp[i].bitrate = 12500;
+			if (e <= 5)
+				dfs_flow_congested(&tcp[i]);
+			else	/* from epoch 6 on, no loss at all */
+				tcp[i].flags = 0;
+		}
+		fair = meter_epoch(&p, &m, s1, 6, e, fair);
+		if (e == 5)
+			CHECK(dfs_meter_active(&m) == 6 && fair == link / 6,
+			      "squeezed flows count whole: n %u, fair %llu",
+			      dfs_meter_active(&m), (unsigned long long)fair);
+	}
+	/* the same flows, losing nothing: they are light, the flood alone */
+	CHECK(dfs_meter_active(&m) == 1, "light flows: n %u",
+	      dfs_meter_active(&m));
 }
 
 static void test_bitrate(void)
@@ -468,6 +545,7 @@ int main(void)
 	TEST(test_ewma);
 	TEST(test_meter);
 	TEST(test_meter_lone_packets);
+	TEST(test_meter_weights);
 	TEST(test_meter_link_rate);
 	TEST(test_bitrate);
 	TEST(test_pm_rises);

@@ -8,6 +8,8 @@
  *   - wfs = min(b, b (b - q) / (n q)), 0 on a full buffer, b when empty;
  *   - the EWMA stays between its old value and the new sample;
  *   - rates are bytes * 10^9 / elapsed ns, exactly;
+ *   - a flow counts in n with the weight of its rate and its losses, a
+ *     window's loss moves to the last window's when the window closes;
  *   - p_m, the verdict and the flags of every decision are those of the
  *     reference, p_m never leaves [min_th, max_th];
  *   - no division by zero, no overflow (UBSan), and no 128-by-64-bit
@@ -95,6 +97,19 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 	return v;
 }
 
+/*
+ * A flow's weight in n: whole when not measured, when it lost a packet to
+ * congestion in this window or the last, or from half the fair rate on;
+ * else 2 br / fair of a flow, rounded down.
+ */
+static u64 ref_weight(const struct dfs_flow *f, u64 fair)
+{
+	if (!f->bitrate || (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV)) ||
+	    (u128)f->bitrate * 2 >= (u128)fair - fair % 2)
+		return DFS_METER_ONE;
+	return (u128)f->bitrate * 2 * DFS_METER_ONE / fair;
+}
+
 static void check_wfs(u32 limit, u32 backlog, u32 n)
 {
 	u32 w = dfs_wfs(limit, backlog, n);
@@ -118,7 +133,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_params p = {};
 	struct dfs_flow f = {}, rf;
 	struct dfs_meter m;
-	u64 now, interval, deq_ref = 0, fair, rfair;
+	u64 now, interval, deq_ref = 0, fair, rfair, old_w;
+	u32 was;
 	u64 busy_start = 0, busy_ns = 0;
 	bool busy = false;
 	u32 ewma, old, wfs, n;
@@ -154,6 +170,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		switch (op % 6) {
 		case 0:		/* an arrival of the flow */
 			len = get(&in, 4);
+			if (op & 0x40)	/* it lost a packet to congestion */
+				dfs_flow_congested(&f);
 			rf = f;
 			dfs_flow_arrival(&f, now, len, interval);
 			if (now - rf.win_start >= interval) {
@@ -165,12 +183,30 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				FUZZ_ASSERT((f.flags & DFS_F_WINDOWS) >>
 					    DFS_F_WINDOWS_SHIFT ==
 					    min(w, (u64)DFS_F_WINDOWS_MAX));
+				/* this window's loss becomes the last's */
+				FUZZ_ASSERT(!(f.flags & DFS_F_LOSS));
+				FUZZ_ASSERT(!!(f.flags & DFS_F_LOSS_PREV) ==
+					    !!(rf.flags & DFS_F_LOSS));
 				rf.win_bytes = 0;
+			} else {
+				FUZZ_ASSERT((f.flags & (DFS_F_LOSS |
+							DFS_F_LOSS_PREV)) ==
+					    (rf.flags & (DFS_F_LOSS |
+							 DFS_F_LOSS_PREV)));
 			}
 			FUZZ_ASSERT(f.win_bytes ==
 				    ((u64)rf.win_bytes + len > U32_MAX ?
 				     U32_MAX : rf.win_bytes + len));
-			dfs_meter_seen(&m, &f);
+			/* counted with the weight of its rate and losses */
+			fair = op & 0x20 ? get(&in, 8) : dfs_fair_rate(&p, &m);
+			old_w = m.cur_active;
+			was = f.epoch;
+			dfs_meter_seen(&m, &f, fair);
+			if ((f.epoch & 1) && f.epoch != was)
+				FUZZ_ASSERT(m.cur_active - old_w ==
+					    ref_weight(&f, fair));
+			else
+				FUZZ_ASSERT(m.cur_active == old_w);
 			break;
 		case 1:		/* a departure: bytes for the meter */
 			len = get(&in, 4);
@@ -223,8 +259,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			if (op & 0x40)
 				f.bitrate = get(&in, 6);
 			fair = dfs_fair_rate(&p, &m);
-			rfair = (p.bandwidth ? p.bandwidth : m.deq_rate) /
-				max(max(m.cur_active, m.prev_active), 1U);
+			rfair = (u128)(p.bandwidth ? p.bandwidth : m.deq_rate) *
+				DFS_METER_ONE /
+				max(max(m.cur_active, m.prev_active),
+				    (u64)DFS_METER_ONE);
 			FUZZ_ASSERT(fair == rfair);
 			if (op & 0x20)	/* or any fair rate at all */
 				fair = get(&in, 8);
