@@ -204,11 +204,12 @@ static void test_meter_weights(void)
 	/* a flood at the link rate, 5 TCP flows squeezed to 0.1 Mbit/s */
 	flood.bitrate = link;
 	s1[5] = &flood;
+	for (i = 0; i < 5; i++)
+		tcp[i].bitrate = 12500;
 	dfs_meter_init(&m, 0);
 	m.deq_rate = link;
 	for (e = 1; e <= 8; e++) {
 		for (i = 0; i < 5; i++) {
-			tcp[i].bitrate = 12500;
 			if (e <= 5)
 				dfs_flow_congested(&tcp[i]);
 			else	/* from epoch 6 on, no loss at all */

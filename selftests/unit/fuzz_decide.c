@@ -134,10 +134,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_flow f = {}, rf;
 	struct dfs_meter m;
 	u64 now, interval, deq_ref = 0, fair, rfair, old_w;
-	u32 was;
 	u64 busy_start = 0, busy_ns = 0;
 	bool busy = false;
-	u32 ewma, old, wfs, n;
+	u32 ewma, old, wfs, n, was;
 	u128 rate;
 
 	p.limit = range(&in, 4, 1024, 1U << 30);
