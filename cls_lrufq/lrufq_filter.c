@@ -34,6 +34,10 @@
 #define LRUFQ_DEFAULT_CACHE	12	/* the paper's */
 #define LRUFQ_DEFAULT_THRESHOLD	125
 #define LRUFQ_DEFAULT_PROB	(TC_LRUFQ_PROB_ONE / 50)
+/* The threshold per second: a flow is heavy now, whatever the cache size
+ * (see lrufq_lru.h).  0 is the paper's count since admission.
+ */
+#define LRUFQ_DEFAULT_WINDOW_US	USEC_PER_SEC
 
 struct lrufq_head {
 	struct tcf_exts		exts;
@@ -108,7 +112,7 @@ static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 
 	lrufq_flow_key(head, skb, &key);
 	hash = jhash2(key.w, ARRAY_SIZE(key.w), head->hashrnd);
-	now = head->lru.pin_rate ? ktime_get_ns() : 0;
+	now = head->lru.pin_rate || head->lru.window ? ktime_get_ns() : 0;
 
 	spin_lock(&head->lock);
 	high = lrufq_lru_packet(&head->lru, &key, hash, qdisc_pkt_len(skb),
@@ -182,6 +186,11 @@ static const struct netlink_range_validation lrufq_u32_min1 = {
 	.max = U32_MAX,
 };
 
+static const struct netlink_range_validation lrufq_window_range = {
+	.min = 0,
+	.max = TC_LRUFQ_WINDOW_MAX,
+};
+
 /* bytes/s: 10 Tbit/s, far above any link */
 static const struct netlink_range_validation lrufq_pin_range = {
 	.min = 0,
@@ -198,6 +207,8 @@ static const struct nla_policy lrufq_policy[TCA_LRUFQ_MAX + 1] = {
 	[TCA_LRUFQ_KEY]		= NLA_POLICY_MAX(NLA_U32, TC_LRUFQ_KEY_MAX),
 	[TCA_LRUFQ_PIN_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64,
 							&lrufq_pin_range),
+	[TCA_LRUFQ_WINDOW]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&lrufq_window_range),
 	[TCA_LRUFQ_ACT]		= { .type = NLA_NESTED },
 	[TCA_LRUFQ_STATS]	= { .type = NLA_REJECT },
 	[TCA_LRUFQ_FLOWS]	= { .type = NLA_REJECT },
@@ -221,7 +232,7 @@ static int lrufq_change(struct net *net, struct sk_buff *in_skb,
 	struct nlattr *tb[TCA_LRUFQ_MAX + 1];
 	struct lrufq_head *old = NULL;
 	struct lrufq_head *new;
-	u32 cache, threshold, prob;
+	u32 cache, threshold, prob, window_us;
 	u64 pin_rate;
 	int err;
 
@@ -266,11 +277,15 @@ static int lrufq_change(struct net *net, struct sk_buff *in_skb,
 				  LRUFQ_DEFAULT_THRESHOLD);
 	prob = lrufq_get_u32(tb, TCA_LRUFQ_PROB,
 			     old ? old->lru.prob : LRUFQ_DEFAULT_PROB);
+	window_us = lrufq_get_u32(tb, TCA_LRUFQ_WINDOW,
+				  old ? div_u64(old->lru.window, NSEC_PER_USEC) :
+				  LRUFQ_DEFAULT_WINDOW_US);
 	pin_rate = old ? old->lru.pin_rate : 0;
 	if (tb[TCA_LRUFQ_PIN_RATE])
 		pin_rate = nla_get_u64(tb[TCA_LRUFQ_PIN_RATE]);
 
-	err = lrufq_lru_init(&new->lru, cache, threshold, prob, pin_rate);
+	err = lrufq_lru_init(&new->lru, cache, threshold, prob,
+			     (u64)window_us * NSEC_PER_USEC, pin_rate);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the cache");
 		goto err_lru;
@@ -350,6 +365,7 @@ static void lrufq_fill_flow(const struct lrufq_lru *lru,
 	f->proto = e->key.proto;
 	f->family = e->key.family;
 	f->count = e->count;
+	f->last = e->last;
 	f->rate = e->rate;
 	if (lrufq_entry_high(lru, e))
 		f->flags |= TC_LRUFQ_FLOW_HIGH;
@@ -415,6 +431,8 @@ static int lrufq_dump(struct net *net, struct tcf_proto *tp, void *fh,
 	    nla_put_u32(skb, TCA_LRUFQ_CACHE, head->lru.size) ||
 	    nla_put_u32(skb, TCA_LRUFQ_PROB, head->lru.prob) ||
 	    nla_put_u32(skb, TCA_LRUFQ_THRESHOLD, head->lru.threshold) ||
+	    nla_put_u32(skb, TCA_LRUFQ_WINDOW,
+			div_u64(head->lru.window, NSEC_PER_USEC)) ||
 	    nla_put_u32(skb, TCA_LRUFQ_KEY, head->key_mode) ||
 	    nla_put_u64_64bit(skb, TCA_LRUFQ_PIN_RATE, head->lru.pin_rate,
 			      TCA_LRUFQ_PAD) ||

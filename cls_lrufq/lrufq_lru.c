@@ -11,7 +11,7 @@ static bool lrufq_key_eq(const struct lrufq_key *a, const struct lrufq_key *b)
 }
 
 int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
-		   u64 pin_rate)
+		   u64 window, u64 pin_rate)
 {
 	u32 nb = 1, i;
 
@@ -37,6 +37,7 @@ int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 	l->bottom = LRUFQ_NIL;
 	l->threshold = threshold;
 	l->prob = prob;
+	l->window = window;
 	l->pin_rate = pin_rate;
 	return 0;
 }
@@ -147,6 +148,29 @@ static void lrufq_meter(struct lrufq_lru *l, struct lrufq_entry *e, u32 len,
 	e->win_bytes += len;
 }
 
+/* The count window of a cached flow: while the flow keeps sending,
+ * windows follow each other back to back, so a rate is counted over the
+ * same span however its packets fall; a flow silent for a whole window
+ * sent nothing in the last one.
+ */
+static void lrufq_count(struct lrufq_lru *l, struct lrufq_entry *e, u64 now)
+{
+	u64 dt = now - e->count_start;
+
+	if (l->window && dt >= l->window) {
+		if (dt >= 2 * l->window) {
+			e->last = 0;
+			e->count_start = now;
+		} else {
+			e->last = e->count;
+			e->count_start += l->window;
+		}
+		e->count = 0;
+	}
+	if (e->count < U32_MAX)
+		e->count++;
+}
+
 static bool lrufq_pin_stale(const struct lrufq_entry *e, u64 now)
 {
 	return now - e->win_start >= 2 * LRUFQ_RATE_WINDOW_NS;
@@ -194,8 +218,7 @@ bool lrufq_lru_packet(struct lrufq_lru *l, const struct lrufq_key *key,
 	if (i != LRUFQ_NIL) {
 		e = &l->e[i];
 		l->stats.hits++;
-		if (e->count < U32_MAX)
-			e->count++;
+		lrufq_count(l, e, now);
 		if (l->pin_rate)
 			lrufq_meter(l, e, len, now);
 		if (l->top != i) {
@@ -216,6 +239,7 @@ bool lrufq_lru_packet(struct lrufq_lru *l, const struct lrufq_key *key,
 	e->key = *key;
 	e->hash = hash;
 	e->count = 1;
+	e->count_start = now;
 	e->win_start = now;
 	e->win_bytes = len;
 	e->hnext = l->bucket[hash & l->hmask];

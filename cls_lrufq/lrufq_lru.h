@@ -6,6 +6,14 @@
  * miss replaces the bottom entry with probability p.  A flow whose count
  * passed the threshold is high bandwidth.
  *
+ * The paper counts a flow's packets from its admission on, which only
+ * means "heavy" while the cache is smaller than the number of flows and
+ * keeps evicting them: in a cache with room for every flow, every count
+ * passes the threshold in time, TCP's too.  With a window set, a flow's
+ * count restarts every window, so a flow is high while it sent more than
+ * the threshold in its current or its last window, a rate whatever the
+ * cache size.  A window of 0 is the paper's count.
+ *
  * Pinning (the paper's suggested improvement): with a pin rate set, each
  * cached flow's arrival rate is measured over LRUFQ_RATE_WINDOW_NS, and a
  * flow measured at the pin rate or above is passed over by eviction, which
@@ -43,8 +51,10 @@ struct lrufq_entry {
 	u32			hash;
 	u32			hnext;		/* hash chain */
 	u32			prev, next;	/* LRU list: prev is hotter */
-	u32			count;		/* packets since admitted */
+	u32			count;		/* packets in this window */
+	u32			last;		/* packets in the last one */
 	bool			pinned;
+	u64			count_start;	/* ns, start of this window */
 	u64			win_start;	/* ns */
 	u64			win_bytes;
 	u64			rate;		/* bytes/s, last full window */
@@ -69,13 +79,14 @@ struct lrufq_lru {
 	struct lrufq_entry	*e;
 	u32			threshold;	/* packets */
 	u32			prob;		/* U32_MAX = 1.0 */
+	u64			window;		/* ns, 0: since admission */
 	u64			pin_rate;	/* bytes/s, 0: no pinning */
 	u32			pinned;
 	struct lrufq_lru_stats	stats;
 };
 
 int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
-		   u64 pin_rate);
+		   u64 window, u64 pin_rate);
 void lrufq_lru_free(struct lrufq_lru *l);
 bool lrufq_lru_packet(struct lrufq_lru *l, const struct lrufq_key *key,
 		      u32 hash, u32 len, u64 now, u32 rnd);
@@ -86,10 +97,11 @@ const struct lrufq_entry *lrufq_lru_find(const struct lrufq_lru *l,
 /* The entry at rank i from the top (0 = most recent), or NULL. */
 const struct lrufq_entry *lrufq_lru_rank(const struct lrufq_lru *l, u32 i);
 
+/* As of the flow's last packet. */
 static inline bool lrufq_entry_high(const struct lrufq_lru *l,
 				    const struct lrufq_entry *e)
 {
-	return e->count > l->threshold;
+	return e->count > l->threshold || e->last > l->threshold;
 }
 
 #endif /* _LRUFQ_LRU_H */

@@ -69,6 +69,8 @@ python3 -c '
 import json, sys
 f = [x for x in json.loads(sys.argv[1]) if x.get("kind") == "lrufq" and "options" in x][0]["options"]
 assert f["cache"] == 4 and f["threshold"] == 10, f
+assert f["window"] == 1000000, f  # kept: the change did not name it
+assert all("count" in fl and "last" in fl for fl in f["flows"]), f["flows"]
 assert f["hits"] > 0 and f["high_packets"] > 0, f
 assert any(fl["pinned"] and fl["high"] for fl in f["flows"]), f["flows"]
 ' "$j"

@@ -46,6 +46,7 @@ typedef unsigned int gfp_t;
 #define max(a, b)	((a) > (b) ? (a) : (b))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
 
 /* Fault injection for the allocation-failure paths of the tests. */

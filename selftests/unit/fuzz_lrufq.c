@@ -2,12 +2,12 @@
 /*
  * libFuzzer harness of the LRU-FQ flow cache (lrufq_lru.c) against a
  * naive LRU: an array of flows ordered from the most to the least recently
- * seen, searched and shifted one by one, with the same admission, threshold
- * and pinning rules (see lrufq_lru.h).
+ * seen, searched and shifted one by one, with the same admission, threshold,
+ * count window and pinning rules (see lrufq_lru.h).
  *
  * Checked after every packet: the verdict (high or low), every statistic,
  * the number of cached and pinned flows, and the whole recency order with
- * each flow's count, rate and pin, as lrufq_lru_rank() reports them; that
+ * each flow's counts, rate and pin, as lrufq_lru_rank() reports them; that
  * lrufq_lru_find() finds exactly the cached flows.  Flow hashes come from
  * the input, so hash chains collide at will.  Allocation failures are
  * injected into init.
@@ -21,14 +21,15 @@
 
 struct ref_entry {
 	u32	key;
-	u32	count;
+	u32	count, last;
+	u64	count_start;
 	bool	pinned;
 	u64	win_start, win_bytes, rate;
 };
 
 struct ref_lru {
 	u32			size, used, threshold, prob;
-	u64			pin_rate;
+	u64			window, pin_rate;
 	struct ref_entry	e[SLOTS];	/* e[0] most recent */
 	struct lrufq_lru_stats	stats;
 };
@@ -55,6 +56,20 @@ static bool ref_packet(struct ref_lru *r, u32 key, u32 len, u64 now, u32 rnd)
 			continue;
 		e = &r->e[i];
 		r->stats.hits++;
+		/* which window since count_start the packet falls in */
+		if (r->window) {
+			u64 k = (now - e->count_start) / r->window;
+
+			if (k == 1) {
+				e->last = e->count;
+				e->count_start += r->window;
+			} else if (k > 1) {
+				e->last = 0;
+				e->count_start = now;
+			}
+			if (k)
+				e->count = 0;
+		}
 		if (e->count < U32_MAX)
 			e->count++;
 		if (r->pin_rate && now - e->win_start >= LRUFQ_RATE_WINDOW_NS) {
@@ -94,11 +109,12 @@ static bool ref_packet(struct ref_lru *r, u32 key, u32 len, u64 now, u32 rnd)
 		r->stats.evictions++;
 	}
 	r->e[v] = (struct ref_entry){ .key = key, .count = 1,
+				      .count_start = now,
 				      .win_start = now, .win_bytes = len };
 	ref_to_top(r, v);
 	r->stats.admissions++;
 out:
-	if (r->e[0].count > r->threshold) {
+	if (r->e[0].count > r->threshold || r->e[0].last > r->threshold) {
 		r->stats.high++;
 		return true;
 	}
@@ -119,10 +135,13 @@ static void check(const struct lrufq_lru *l, const struct ref_lru *r)
 		const struct ref_entry *x = &r->e[i];
 
 		FUZZ_ASSERT(e && !memcmp(&e->key, &keys[x->key], sizeof(e->key)));
-		FUZZ_ASSERT(e->count == x->count && e->pinned == x->pinned);
+		FUZZ_ASSERT(e->count == x->count && e->last == x->last &&
+			    e->pinned == x->pinned);
+		FUZZ_ASSERT(!r->window || e->count_start == x->count_start);
 		if (r->pin_rate)
 			FUZZ_ASSERT(e->rate == x->rate);
-		FUZZ_ASSERT(lrufq_entry_high(l, e) == (x->count > r->threshold));
+		FUZZ_ASSERT(lrufq_entry_high(l, e) ==
+			    (x->count > r->threshold || x->last > r->threshold));
 		pinned += x->pinned;
 		cached[x->key] = true;
 	}
@@ -149,6 +168,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	/* 1.0, or anything from never to always */
 	r.prob = mode & 1 ? U32_MAX : get(&in, 4);
 	r.pin_rate = mode & 2 ? 1 + get(&in, 3) * 64 : 0;
+	/* none (the paper's count), or 20 to 140 ms against steps of up to
+	 * 65 ms: windows roll over, and pass by twice
+	 */
+	r.window = (u64)(mode >> 5) * 20 * NSEC_PER_MSEC;
 	/* hashes: distinct, or colliding in few buckets */
 	for (i = 0; i < NKEYS; i++) {
 		memset(&keys[i], 0, sizeof(keys[i]));
@@ -162,7 +185,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	dfs_user_allocs = 0;
 	dfs_user_alloc_fail_every = mode & 8 ? 1 + (mode >> 4) % 2 : 0;
-	if (lrufq_lru_init(&l, r.size, r.threshold, r.prob, r.pin_rate)) {
+	if (lrufq_lru_init(&l, r.size, r.threshold, r.prob, r.window,
+			   r.pin_rate)) {
 		dfs_user_alloc_fail_every = 0;
 		FUZZ_ASSERT(!l.e && !l.bucket);
 		return 0;

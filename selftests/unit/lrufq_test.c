@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * LRU-FQ cache unit tests: hits, misses, probabilistic admission, eviction
- * of the bottom entry, the threshold, pinning, and the list and hash kept
- * consistent under random traffic.
+ * of the bottom entry, the threshold and its window, pinning, and the list
+ * and hash kept consistent under random traffic.
  */
 #include "lrufq_lru.h"
 #include "unit.h"
@@ -60,8 +60,8 @@ static void test_hit_miss(void)
 {
 	struct lrufq_lru l;
 
-	CHECK(lrufq_lru_init(&l, 0, 3, U32_MAX / 2, 0) == -EINVAL, "size 0");
-	CHECK(!lrufq_lru_init(&l, 3, 3, U32_MAX / 2, 0), "init");
+	CHECK(lrufq_lru_init(&l, 0, 3, U32_MAX / 2, 0, 0) == -EINVAL, "size 0");
+	CHECK(!lrufq_lru_init(&l, 3, 3, U32_MAX / 2, 0, 0), "init");
 	CHECK(!pkt(&l, 1, 100, 0, NEVER), "miss, not admitted: low");
 	CHECK(l.stats.misses == 1 && l.stats.admissions == 0 && !cached(&l, 1),
 	      "not admitted");
@@ -89,7 +89,7 @@ static void test_threshold(void)
 	struct lrufq_lru l;
 	int i;
 
-	CHECK(!lrufq_lru_init(&l, 4, 5, U32_MAX, 0), "init");
+	CHECK(!lrufq_lru_init(&l, 4, 5, U32_MAX, 0, 0), "init");
 	for (i = 1; i <= 5; i++)
 		CHECK(!pkt(&l, 9, 1500, 0, ALWAYS), "packet %d: count %d <= 5", i, i);
 	CHECK(pkt(&l, 9, 1500, 0, ALWAYS), "packet 6: high");
@@ -103,13 +103,92 @@ static void test_threshold(void)
 	lrufq_lru_free(&l);
 }
 
+/* The count window: a flow is high while it passed the threshold in its
+ * current or its last window; a flow silent for a whole window starts over.
+ */
+static void test_window(void)
+{
+	struct lrufq_lru l;
+	u64 t = 1000 * MS;
+	int i;
+
+	/* 5 packets per 100 ms */
+	CHECK(!lrufq_lru_init(&l, 4, 5, U32_MAX, 100 * MS, 0), "init");
+	for (i = 0; i < 5; i++)
+		CHECK(!pkt(&l, 1, 1500, t + i * MS, ALWAYS), "packet %d low", i);
+	CHECK(pkt(&l, 1, 1500, t + 5 * MS, ALWAYS), "sixth in the window high");
+	/* The next window: still high on the last one's count. */
+	CHECK(pkt(&l, 1, 1500, t + 150 * MS, ALWAYS), "high on the last window");
+	/* Windows are back to back from the admission: 100-200 ms holds
+	 * the packet at 150; one at 210 opens 200-300 and the last window
+	 * (one packet) is not heavy.
+	 */
+	CHECK(!pkt(&l, 1, 1500, t + 210 * MS, ALWAYS), "light again");
+	{
+		struct lrufq_key k = key(1);
+		const struct lrufq_entry *e = lrufq_lru_find(&l, &k, hash(1));
+
+		CHECK(e && e->count == 1 && e->last == 1 &&
+		      e->count_start == t + 200 * MS,
+		      "count %u last %u start %llu", e ? e->count : 0,
+		      e ? e->last : 0,
+		      e ? (unsigned long long)e->count_start : 0ULL);
+	}
+	/* Heavy again in 200-300, then silent for two windows: starts
+	 * over with no last window.
+	 */
+	for (i = 0; i < 5; i++)
+		pkt(&l, 1, 1500, t + 220 * MS + i * MS, ALWAYS);
+	CHECK(pkt(&l, 1, 1500, t + 230 * MS, ALWAYS), "heavy in 200-300");
+	CHECK(!pkt(&l, 1, 1500, t + 520 * MS, ALWAYS), "silent 200 ms: low");
+	lrufq_lru_free(&l);
+}
+
+/* The issue's case: a cache with room for every flow.  Eight flows at a
+ * TCP share (50 packets a second each) and two floods (800 a second)
+ * for 20 s: with the paper's count every flow ends high, with a window
+ * of 1 s and a threshold of 125 only the floods.
+ */
+static void test_window_big_cache(void)
+{
+	u64 windows[] = { 0, 1000 * MS };
+	struct lrufq_lru l;
+	u32 w, f, high[10];
+	u64 t;
+
+	for (w = 0; w < ARRAY_SIZE(windows); w++) {
+		CHECK(!lrufq_lru_init(&l, 12, 125, U32_MAX / 50, windows[w], 0),
+		      "init");
+		memset(high, 0, sizeof(high));
+		/* every 1.25 ms a flood packet, every 20 ms one of each TCP */
+		for (t = 0; t < 20000 * MS; t += 1250 * NSEC_PER_USEC) {
+			u32 late = t >= 15000 * MS;
+
+			for (f = 8; f < 10; f++)
+				high[f] += pkt(&l, f, 1500, t, ALWAYS) && late;
+			if (t % (20 * MS))
+				continue;
+			for (f = 0; f < 8; f++)
+				high[f] += pkt(&l, f, 1500, t, ALWAYS) && late;
+		}
+		for (f = 0; f < 8; f++)
+			CHECK(windows[w] ? !high[f] : high[f] == 250,
+			      "window %llu: flow %u high %u times in the last 5 s",
+			      (unsigned long long)windows[w], f, high[f]);
+		for (f = 8; f < 10; f++)
+			CHECK(high[f] == 4000, "window %llu: flood %u high %u",
+			      (unsigned long long)windows[w], f, high[f]);
+		lrufq_lru_free(&l);
+	}
+}
+
 /* Admission probability 1/50 over many misses. */
 static void test_probability(void)
 {
 	struct lrufq_lru l;
 	u32 seed = 1, i;
 
-	CHECK(!lrufq_lru_init(&l, 8, 125, U32_MAX / 50, 0), "init");
+	CHECK(!lrufq_lru_init(&l, 8, 125, U32_MAX / 50, 0, 0), "init");
 	for (i = 0; i < 100000; i++) {
 		seed = seed * 1664525u + 1013904223u;
 		pkt(&l, 1000 + i, 100, 0, seed);
@@ -128,7 +207,7 @@ static void test_pin(void)
 	int i;
 
 	/* pin at 1 MB/s; flow 1 sends 1500 B every ms = 1.5 MB/s */
-	CHECK(!lrufq_lru_init(&l, 2, 1000, U32_MAX, 1000000), "init");
+	CHECK(!lrufq_lru_init(&l, 2, 1000, U32_MAX, 0, 1000000), "init");
 	for (i = 0; i < 250; i++, t += MS)
 		pkt(&l, 1, 1500, t, ALWAYS);
 	CHECK(l.pinned == 1,
@@ -149,7 +228,7 @@ static void test_pin(void)
 
 	/* Both slots pinned: a miss admits nothing. */
 	lrufq_lru_free(&l);
-	CHECK(!lrufq_lru_init(&l, 2, 1000, U32_MAX, 1000000), "init");
+	CHECK(!lrufq_lru_init(&l, 2, 1000, U32_MAX, 0, 1000000), "init");
 	for (i = 0; i < 250; i++, t += MS) {
 		pkt(&l, 1, 1500, t, ALWAYS);
 		pkt(&l, 2, 1500, t, ALWAYS);
@@ -172,7 +251,7 @@ static void test_random(void)
 	u32 seed = 7, i, n, count;
 	const struct lrufq_entry *e;
 
-	CHECK(!lrufq_lru_init(&l, 16, 20, U32_MAX / 4, 500000), "init");
+	CHECK(!lrufq_lru_init(&l, 16, 20, U32_MAX / 4, 0, 500000), "init");
 	for (i = 0; i < 200000; i++) {
 		seed = seed * 1664525u + 1013904223u;
 		/* flows 0..3 heavy, 4..99 light */
@@ -202,7 +281,7 @@ static void test_nomem(void)
 	struct lrufq_lru l;
 
 	dfs_user_alloc_fail_every = 1;
-	CHECK(lrufq_lru_init(&l, 8, 1, 1, 0) == -ENOMEM, "ENOMEM");
+	CHECK(lrufq_lru_init(&l, 8, 1, 1, 0, 0) == -ENOMEM, "ENOMEM");
 	dfs_user_alloc_fail_every = 0;
 }
 
@@ -210,6 +289,8 @@ int main(void)
 {
 	TEST(test_hit_miss);
 	TEST(test_threshold);
+	TEST(test_window);
+	TEST(test_window_big_cache);
 	TEST(test_probability);
 	TEST(test_pin);
 	TEST(test_random);

@@ -8,6 +8,15 @@ bottleneck device; the first one adds the qdisc under the shaper.
 
 CHILD = "qdisc add dev DEV parent 1:1 handle 10:"
 
+# STFQ with weights 3:1 for the LRU-FQ rows; the lrufq filter follows.
+LRUFQ = [
+    CHILD + " stfq default 1",
+    "class add dev DEV parent 10: classid 10:1 stfq weight 3",
+    "class add dev DEV parent 10: classid 10:2 stfq weight 1",
+    "qdisc add dev DEV parent 10:1 pfifo limit 50",
+    "qdisc add dev DEV parent 10:2 pfifo limit 20",
+]
+
 QDISCS = {
     # The paper's DFS: one FIFO.
     "dfs": [CHILD + " dfs limit 100000 sched fifo"],
@@ -20,20 +29,25 @@ QDISCS = {
     # Per connection, as fq_codel and cake hash (web mice, scenario 4).
     "dfs-fq-5t": [CHILD + " dfs limit 100000 key 5tuple sched fq"],
     # LRU-FQ as its paper: heavy flows (the LRU's threshold) to a class
-    # with a third of the weight of everyone else's.  The cache must be
+    # with a third of the weight of everyone else's, a flow's packets
+    # counted from its admission on (window 0).  The cache must then be
     # smaller than the number of flows, as the paper sizes it, or no flow
     # is ever evicted and every flow, TCP too, crosses the threshold:
     # 6 entries and 125 packets for the lab's 10-16 flows (the setting
     # lrufq_flood.sh tests).
-    "stfq+lrufq": [
-        CHILD + " stfq default 1",
-        "class add dev DEV parent 10: classid 10:1 stfq weight 3",
-        "class add dev DEV parent 10: classid 10:2 stfq weight 1",
-        "qdisc add dev DEV parent 10:1 pfifo limit 50",
-        "qdisc add dev DEV parent 10:2 pfifo limit 20",
-        "filter add dev DEV parent 10: protocol all prio 1 lrufq cache 6 "
-        "probability 1/50 threshold 125 high 10:2 low 10:1",
-    ],
+    "stfq+lrufq": LRUFQ + ["filter add dev DEV parent 10: protocol all "
+                           "prio 1 lrufq cache 6 probability 1/50 "
+                           "threshold 125 window 0 high 10:2 low 10:1"],
+    # A cache larger than any scenario's flow count, as an operator who
+    # cannot know the count would size it: the paper's counter (-w0),
+    # and lrufq's default window, 125 packets a second.
+    "stfq+lrufq-c64-w0": LRUFQ + ["filter add dev DEV parent 10: protocol "
+                                  "all prio 1 lrufq cache 64 probability "
+                                  "1/50 threshold 125 window 0 "
+                                  "high 10:2 low 10:1"],
+    "stfq+lrufq-c64": LRUFQ + ["filter add dev DEV parent 10: protocol all "
+                               "prio 1 lrufq cache 64 probability 1/50 "
+                               "threshold 125 high 10:2 low 10:1"],
     "pfifo": [CHILD + " pfifo limit 70"],
     "red": [CHILD + " red limit 100000 avpkt 1000 min 15000 max 45000 "
             "burst 25 probability 0.1 bandwidth 10mbit"],
@@ -50,7 +64,8 @@ QDISCS = {
 }
 
 # The variants run where a scenario asks for them (tools/lab -q).
-VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "cake-srchost")
+VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "cake-srchost",
+            "stfq+lrufq-c64-w0", "stfq+lrufq-c64")
 DEFAULT = [k for k in QDISCS if k not in VARIANTS]
 
 # Keys of "tc -j -s qdisc show" that count ECN marks, per kind (cake

@@ -13,6 +13,7 @@
 /* Admission probability: TC_LRUFQ_PROB_ONE = 1.0. */
 #define TC_LRUFQ_PROB_ONE	0xffffffffU
 #define TC_LRUFQ_CACHE_MAX	4096U
+#define TC_LRUFQ_WINDOW_MAX	60000000U	/* us */
 /* At most this many cached flows, most recent first, in TCA_LRUFQ_FLOWS. */
 #define TC_LRUFQ_DUMP_MAX	64U
 
@@ -29,6 +30,7 @@ enum {
 	TCA_LRUFQ_STATS,	/* struct tc_lrufq_stats (dump only) */
 	TCA_LRUFQ_FLOWS,	/* struct tc_lrufq_flow[] (dump only) */
 	TCA_LRUFQ_PAD,
+	TCA_LRUFQ_WINDOW,	/* u32: us a count lasts, 0 = since admitted */
 	__TCA_LRUFQ_MAX
 };
 
@@ -55,7 +57,7 @@ struct tc_lrufq_stats {
 	__u32	pinned;		/* of which pinned */
 };
 
-#define TC_LRUFQ_FLOW_HIGH	0x1	/* count above the threshold */
+#define TC_LRUFQ_FLOW_HIGH	0x1	/* count or last above the threshold */
 #define TC_LRUFQ_FLOW_PINNED	0x2
 
 struct tc_lrufq_flow {
@@ -66,8 +68,8 @@ struct tc_lrufq_flow {
 	__u8	proto;
 	__u8	family;		/* AF_INET, AF_INET6, 0: not IP */
 	__u16	flags;		/* TC_LRUFQ_FLOW_* */
-	__u32	count;		/* packets since admitted */
-	__u32	pad;
+	__u32	count;		/* packets in this window (or since admitted) */
+	__u32	last;		/* packets in the last window */
 	__u64	rate;		/* bytes/s of the last window (pin) */
 };
 
