@@ -26,7 +26,7 @@
 #include <linux/ktime.h>
 #include <net/sch_generic.h>
 #include <net/pkt_cls.h>
-#include <net/flow_dissector.h>
+#include <net/flowkey_skb.h>
 #include <linux/pkt_cls_lrufq.h>
 
 #include "lrufq_lru.h"
@@ -59,50 +59,21 @@ struct lrufq_head {
 	bool			deleting;
 };
 
-/* Flow key of a packet; non-IP packets all share the zero key. */
-static void lrufq_flow_key(const struct lrufq_head *head,
-			   const struct sk_buff *skb, struct lrufq_key *key)
-{
-	struct flow_keys keys;
+/* tc's key modes in net/flowkey.h's terms (sch_dfs's are the same) */
+static const u8 lrufq_key_modes[] = {
+	[TC_LRUFQ_KEY_SRCDST]	= FLOWKEY_SRCDST,
+	[TC_LRUFQ_KEY_SRC]	= FLOWKEY_SRC,
+	[TC_LRUFQ_KEY_DST]	= FLOWKEY_DST,
+	[TC_LRUFQ_KEY_5TUPLE]	= FLOWKEY_5TUPLE,
+};
 
-	memset(key, 0, sizeof(*key));
-	if (!skb_flow_dissect_flow_keys(skb, &keys, 0))
-		return;
-
-	switch (keys.control.addr_type) {
-	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
-		key->family = AF_INET;
-		memcpy(key->src, &keys.addrs.v4addrs.src, 4);
-		if (head->key_mode != TC_LRUFQ_KEY_SRC)
-			memcpy(key->dst, &keys.addrs.v4addrs.dst, 4);
-		break;
-	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
-		key->family = AF_INET6;
-		memcpy(key->src, &keys.addrs.v6addrs.src, 16);
-		if (head->key_mode != TC_LRUFQ_KEY_SRC)
-			memcpy(key->dst, &keys.addrs.v6addrs.dst, 16);
-		break;
-	default:
-		return;
-	}
-
-	if (head->key_mode == TC_LRUFQ_KEY_5TUPLE) {
-		key->proto = keys.basic.ip_proto;
-		/* Later fragments carry no ports: ignore the ports of all
-		 * fragments, so a datagram stays in one flow.
-		 */
-		if (!(keys.control.flags & FLOW_DIS_IS_FRAGMENT)) {
-			key->sport = keys.ports.src;
-			key->dport = keys.ports.dst;
-		}
-	}
-}
+static_assert(ARRAY_SIZE(lrufq_key_modes) == TC_LRUFQ_KEY_MAX + 1);
 
 static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 			  struct tcf_result *res)
 {
 	struct lrufq_head *head = rcu_dereference_bh(tp->root);
-	struct lrufq_key key;
+	struct flowkey key;
 	bool high;
 	u64 now;
 	u32 hash;
@@ -110,8 +81,8 @@ static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	if (unlikely(!head))
 		return -1;
 
-	lrufq_flow_key(head, skb, &key);
-	hash = jhash2(key.w, ARRAY_SIZE(key.w), head->hashrnd);
+	flowkey_from_skb(skb, lrufq_key_modes[head->key_mode], &key);
+	hash = jhash2(key.w32, ARRAY_SIZE(key.w32), head->hashrnd);
 	now = head->lru.pin_rate || head->lru.window ? ktime_get_ns() : 0;
 
 	spin_lock(&head->lock);

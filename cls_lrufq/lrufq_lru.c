@@ -5,11 +5,6 @@
  */
 #include "lrufq_lru.h"
 
-static bool lrufq_key_eq(const struct lrufq_key *a, const struct lrufq_key *b)
-{
-	return !memcmp(a, b, sizeof(*a));
-}
-
 int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 		   u64 window, u64 pin_rate)
 {
@@ -53,18 +48,18 @@ void lrufq_lru_free(struct lrufq_lru *l)
 }
 
 static u32 lrufq_find_idx(const struct lrufq_lru *l,
-			  const struct lrufq_key *key, u32 hash)
+			  const struct flowkey *key, u32 hash)
 {
 	u32 i;
 
 	for (i = l->bucket[hash & l->hmask]; i != LRUFQ_NIL; i = l->e[i].hnext)
-		if (l->e[i].hash == hash && lrufq_key_eq(&l->e[i].key, key))
+		if (l->e[i].hash == hash && flowkey_eq(&l->e[i].key, key))
 			return i;
 	return LRUFQ_NIL;
 }
 
 const struct lrufq_entry *lrufq_lru_find(const struct lrufq_lru *l,
-					 const struct lrufq_key *key,
+					 const struct flowkey *key,
 					 u32 hash)
 {
 	u32 i = lrufq_find_idx(l, key, hash);
@@ -208,7 +203,7 @@ static u32 lrufq_victim(struct lrufq_lru *l, u64 now)
 /* One packet of @len bytes of the flow @key (hash @hash) at @now ns, @rnd
  * uniform in u32.  Returns true if the flow is high bandwidth.
  */
-bool lrufq_lru_packet(struct lrufq_lru *l, const struct lrufq_key *key,
+bool lrufq_lru_packet(struct lrufq_lru *l, const struct flowkey *key,
 		      u32 hash, u32 len, u64 now, u32 rnd)
 {
 	struct lrufq_entry *e;

@@ -27,27 +27,13 @@
 #define _LRUFQ_LRU_H
 
 #include "core_env.h"
+#include <net/flowkey.h>
 
 #define LRUFQ_NIL		U32_MAX
 #define LRUFQ_RATE_WINDOW_NS	(100 * NSEC_PER_MSEC)
 
-struct lrufq_key {
-	union {
-		struct {
-			u8	src[16];
-			u8	dst[16];
-			__be16	sport;
-			__be16	dport;
-			u8	proto;
-			u8	family;
-			u8	pad[2];
-		};
-		u32	w[10];
-	};
-};
-
 struct lrufq_entry {
-	struct lrufq_key	key;
+	struct flowkey	key;
 	u32			hash;
 	u32			hnext;		/* hash chain */
 	u32			prev, next;	/* LRU list: prev is hotter */
@@ -88,10 +74,10 @@ struct lrufq_lru {
 int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 		   u64 window, u64 pin_rate);
 void lrufq_lru_free(struct lrufq_lru *l);
-bool lrufq_lru_packet(struct lrufq_lru *l, const struct lrufq_key *key,
+bool lrufq_lru_packet(struct lrufq_lru *l, const struct flowkey *key,
 		      u32 hash, u32 len, u64 now, u32 rnd);
 const struct lrufq_entry *lrufq_lru_find(const struct lrufq_lru *l,
-					 const struct lrufq_key *key,
+					 const struct flowkey *key,
 					 u32 hash);
 
 /* The entry at rank i from the top (0 = most recent), or NULL. */

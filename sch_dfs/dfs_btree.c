@@ -69,7 +69,7 @@ static void dfs_btree_node_free(struct dfs_btree *bt, struct dfs_btree_node *n)
  * descend into).
  */
 static bool dfs_btree_search(const struct dfs_btree_node *n,
-			     const struct dfs_key *key, u32 *pos)
+			     const struct flowkey *key, u32 *pos)
 {
 	u32 lo = 0, hi = n->nkeys;
 
@@ -98,7 +98,7 @@ void dfs_btree_init(struct dfs_btree *bt, u32 order)
 }
 
 struct dfs_flow *dfs_btree_lookup(const struct dfs_btree *bt,
-				  const struct dfs_key *key)
+				  const struct flowkey *key)
 {
 	const struct dfs_btree_node *n = bt->root;
 	u32 i;
@@ -143,7 +143,7 @@ static int dfs_btree_split_child(struct dfs_btree *bt,
 
 int dfs_btree_insert(struct dfs_btree *bt, struct dfs_flow *flow)
 {
-	const struct dfs_key *key = &flow->key;
+	const struct flowkey *key = &flow->key;
 	struct dfs_btree_node *x;
 	u32 i;
 
@@ -294,7 +294,7 @@ static u32 dfs_btree_fill(struct dfs_btree *bt, struct dfs_btree_node *x,
  */
 static struct dfs_flow *dfs_btree_delete(struct dfs_btree *bt,
 					 struct dfs_btree_node *x,
-					 const struct dfs_key *key)
+					 const struct flowkey *key)
 {
 	u32 t = bt->order;
 
@@ -343,7 +343,7 @@ static struct dfs_flow *dfs_btree_delete(struct dfs_btree *bt,
 }
 
 struct dfs_flow *dfs_btree_remove(struct dfs_btree *bt,
-				  const struct dfs_key *key)
+				  const struct flowkey *key)
 {
 	struct dfs_btree_node *root = bt->root;
 	struct dfs_flow *found;
@@ -369,7 +369,7 @@ struct dfs_flow *dfs_btree_remove(struct dfs_btree *bt,
 }
 
 struct dfs_flow *dfs_btree_next(const struct dfs_btree *bt,
-				const struct dfs_key *key)
+				const struct flowkey *key)
 {
 	const struct dfs_btree_node *n = bt->root;
 	struct dfs_flow *best = NULL;
@@ -450,8 +450,8 @@ void dfs_btree_destroy(struct dfs_btree *bt,
 /* The full invariant walk is for the unit tests and fuzzers only. */
 static int dfs_btree_check_node(const struct dfs_btree *bt,
 				const struct dfs_btree_node *n, u32 depth,
-				const struct dfs_key *lo,
-				const struct dfs_key *hi, u32 *count)
+				const struct flowkey *lo,
+				const struct flowkey *hi, u32 *count)
 {
 	u32 i;
 
@@ -462,7 +462,7 @@ static int dfs_btree_check_node(const struct dfs_btree *bt,
 	if (n->leaf ? depth != bt->height : depth >= bt->height)
 		return -EINVAL;
 	for (i = 0; i < n->nkeys; i++) {
-		const struct dfs_key *k = &n->item[i]->key;
+		const struct flowkey *k = &n->item[i]->key;
 
 		if ((i == 0 && lo && dfs_key_cmp(lo, k) >= 0) ||
 		    (i > 0 && dfs_key_cmp(&n->item[i - 1]->key, k) >= 0) ||

@@ -28,12 +28,12 @@ struct dfs_btree {
 
 void dfs_btree_init(struct dfs_btree *bt, u32 order);
 struct dfs_flow *dfs_btree_lookup(const struct dfs_btree *bt,
-				  const struct dfs_key *key);
+				  const struct flowkey *key);
 int dfs_btree_insert(struct dfs_btree *bt, struct dfs_flow *flow);
 struct dfs_flow *dfs_btree_remove(struct dfs_btree *bt,
-				  const struct dfs_key *key);
+				  const struct flowkey *key);
 struct dfs_flow *dfs_btree_next(const struct dfs_btree *bt,
-				const struct dfs_key *key);
+				const struct flowkey *key);
 int dfs_btree_walk(const struct dfs_btree *bt,
 		   int (*fn)(struct dfs_flow *flow, void *arg), void *arg);
 void dfs_btree_destroy(struct dfs_btree *bt,

@@ -26,7 +26,7 @@ void dfs_cache_free(struct dfs_cache *c)
 }
 
 struct dfs_flow *dfs_cache_lookup(const struct dfs_cache *c,
-				  const struct dfs_key *key)
+				  const struct flowkey *key)
 {
 	u64 tag;
 	u32 i;

@@ -27,7 +27,7 @@ struct dfs_cache {
 int dfs_cache_init(struct dfs_cache *c, u32 size);
 void dfs_cache_free(struct dfs_cache *c);
 struct dfs_flow *dfs_cache_lookup(const struct dfs_cache *c,
-				  const struct dfs_key *key);
+				  const struct flowkey *key);
 int dfs_cache_insert(struct dfs_cache *c, struct dfs_flow *flow);
 bool dfs_cache_remove(struct dfs_cache *c, const struct dfs_flow *flow);
 /* The flow in slot @i, or NULL. */

@@ -11,26 +11,7 @@
 #define _DFS_FLOW_H
 
 #include "core_env.h"
-
-/*
- * Addresses are kept as 16 bytes (IPv4 in the first four), so IPv4 and
- * IPv6 share one key type; fields a key mode does not use stay zero.
- * The union lets comparisons run on five machine words.
- */
-struct dfs_key {
-	union {
-		struct {
-			u8	src[16];
-			u8	dst[16];
-			__be16	sport;
-			__be16	dport;
-			u8	proto;
-			u8	family;
-			u8	pad[2];
-		};
-		u64	w[5];
-	};
-};
+#include <net/flowkey.h>
 
 /* dfs_flow.flags */
 #define DFS_F_MALICIOUS	0x01	/* mark_i: every packet is dropped */
@@ -76,7 +57,7 @@ struct dfs_key {
 #define DFS_SEEN_SHIFT	20
 
 struct dfs_flow {
-	struct dfs_key	key;
+	struct flowkey	key;
 	u32		backlog;	/* sz_i: bytes in the buffer */
 	u32		pm:20;		/* p_m, TC_DFS_ONE = 1.0 (< 2^20) */
 	u32		flags:12;	/* DFS_F_* */
@@ -117,7 +98,7 @@ static inline bool dfs_seen_before(const struct dfs_flow *f, u64 t)
 	return (s32)(f->last_seen - dfs_seen(t)) < 0;
 }
 
-static inline int dfs_key_cmp(const struct dfs_key *a, const struct dfs_key *b)
+static inline int dfs_key_cmp(const struct flowkey *a, const struct flowkey *b)
 {
 	int i;
 
@@ -129,7 +110,7 @@ static inline int dfs_key_cmp(const struct dfs_key *a, const struct dfs_key *b)
 }
 
 /* 64-bit tag of a key: the cache compares tags before whole keys. */
-static inline u64 dfs_key_tag(const struct dfs_key *k)
+static inline u64 dfs_key_tag(const struct flowkey *k)
 {
 	u64 t = k->w[0] ^ (k->w[1] * 0x9e3779b97f4a7c15ULL) ^
 		(k->w[2] * 0xc2b2ae3d27d4eb4fULL) ^ k->w[3] ^

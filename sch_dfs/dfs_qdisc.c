@@ -44,7 +44,7 @@
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 #include <net/inet_ecn.h>
-#include <net/flow_dissector.h>
+#include <net/flowkey_skb.h>
 
 #include "dfs_btree.h"
 #include "dfs_cache.h"
@@ -125,7 +125,7 @@ struct dfs_sched_data {
 	struct Qdisc		*sch;
 	u64			last_prune;	/* start of the last round */
 	u64			prune_before;	/* idle since: prune */
-	struct dfs_key		prune_cursor;
+	struct flowkey		prune_cursor;
 	bool			prune_cursor_set;
 	bool			prune_active;
 
@@ -158,48 +158,21 @@ static struct dfs_skb_cb *dfs_skb_cb(const struct sk_buff *skb)
 	return (struct dfs_skb_cb *)qdisc_skb_cb(skb)->data;
 }
 
-/* Flow key of a packet; non-IP packets all share the zero key. */
+/* tc's key modes in net/flowkey.h's terms (cls_lrufq's are the same) */
+static const u8 dfs_key_modes[] = {
+	[TC_DFS_KEY_SRCDST]	= FLOWKEY_SRCDST,
+	[TC_DFS_KEY_SRC]	= FLOWKEY_SRC,
+	[TC_DFS_KEY_DST]	= FLOWKEY_DST,
+	[TC_DFS_KEY_5TUPLE]	= FLOWKEY_5TUPLE,
+};
+
+static_assert(ARRAY_SIZE(dfs_key_modes) == TC_DFS_KEY_MAX + 1);
+
+/* Flow key of a packet (net/flowkey_skb.h, shared with cls_lrufq). */
 static void dfs_classify(const struct dfs_sched_data *q,
-			 const struct sk_buff *skb, struct dfs_key *key)
+			 const struct sk_buff *skb, struct flowkey *key)
 {
-	struct flow_keys keys;
-	bool src, dst;
-
-	memset(key, 0, sizeof(*key));
-	if (!skb_flow_dissect_flow_keys(skb, &keys, 0))
-		return;
-
-	src = q->key_mode != TC_DFS_KEY_DST;
-	dst = q->key_mode != TC_DFS_KEY_SRC;
-	switch (keys.control.addr_type) {
-	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
-		key->family = AF_INET;
-		if (src)
-			memcpy(key->src, &keys.addrs.v4addrs.src, 4);
-		if (dst)
-			memcpy(key->dst, &keys.addrs.v4addrs.dst, 4);
-		break;
-	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
-		key->family = AF_INET6;
-		if (src)
-			memcpy(key->src, &keys.addrs.v6addrs.src, 16);
-		if (dst)
-			memcpy(key->dst, &keys.addrs.v6addrs.dst, 16);
-		break;
-	default:
-		return;
-	}
-
-	if (q->key_mode == TC_DFS_KEY_5TUPLE) {
-		key->proto = keys.basic.ip_proto;
-		/* Later fragments carry no ports: keep every fragment of a
-		 * datagram in one flow by ignoring ports on all of them.
-		 */
-		if (!(keys.control.flags & FLOW_DIS_IS_FRAGMENT)) {
-			key->sport = keys.ports.src;
-			key->dport = keys.ports.dst;
-		}
-	}
+	flowkey_from_skb(skb, dfs_key_modes[q->key_mode], key);
 }
 
 static void dfs_count_flags(struct dfs_sched_data *q, u32 flags, int sign)
@@ -222,7 +195,7 @@ static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 				     const struct sk_buff *skb, u64 now)
 {
 	struct dfs_flow *flow;
-	struct dfs_key key;
+	struct flowkey key;
 
 	dfs_classify(q, skb, &key);
 	flow = dfs_cache_lookup(&q->cache, &key);

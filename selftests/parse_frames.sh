@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Odd and malformed packets through dfs (each key: src, dst, srcdst,
-# 5tuple) and through stfq + lrufq (each key: src, srcdst, 5tuple), under
+# Odd and malformed packets through dfs and through stfq + lrufq, each
+# with every key (src, dst, srcdst, 5tuple: net/flowkey_skb.h), under
 # a 10 Mbit/s HTB on the router's egress r-out:
 #	- tools/rawframes.py sends, with AF_PACKET on r-out itself (the
 #	  router's IP stack would drop bad IPv4 before forwarding it), 1-byte
@@ -135,7 +135,7 @@ for key in src dst srcdst 5tuple; do
 	run_corpus dfs "dfs key $key"
 done
 
-for key in src srcdst 5tuple; do
+for key in src dst srcdst 5tuple; do
 	in_ns r tc qdisc del dev "$R_OUT" root 2>/dev/null
 	setup_bottleneck_htb "$R_OUT" 10mbit stfq &&
 	in_ns r tc class add dev "$R_OUT" parent 10: classid 10:1 stfq weight 3 &&

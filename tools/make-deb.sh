@@ -120,7 +120,7 @@ while IFS= read -r -d '' f; do
 	case $f in compat/user/*|debian/changelog.in) continue ;; esac
 	install -D -m "$(stat -c %a "$ROOT/$f")" "$ROOT/$f" "$STAGE/$f"
 	n=$((n + 1))
-done < <(source_files "$ROOT" Kbuild compat include/uapi sch_dfs sch_stfq cls_lrufq \
+done < <(source_files "$ROOT" Kbuild compat include sch_dfs sch_stfq cls_lrufq \
 		      dkms.conf debian README.md)
 for f in Kbuild dkms.conf debian/control debian/rules sch_dfs/Kbuild \
 	 sch_stfq/Kbuild cls_lrufq/Kbuild; do

@@ -43,7 +43,7 @@ static void cache_bench(struct dfs_flow *flows, u32 n, const u32 *probe,
 	/* Keys of other flows, as the packets' keys would be: on the stack,
 	 * hot, so the scan is what is timed.
 	 */
-	static struct dfs_key other[4096];
+	static struct flowkey other[4096];
 	struct dfs_btree bt;
 	unsigned int s;
 	u32 i;

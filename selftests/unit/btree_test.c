@@ -14,7 +14,7 @@ static struct dfs_flow flows[NKEYS];
 static bool present[NKEYS];
 
 /* Keys spread over all five words so every comparison word matters. */
-static void make_key(struct dfs_key *k, unsigned int i)
+static void make_key(struct flowkey *k, unsigned int i)
 {
 	memset(k, 0, sizeof(*k));
 	k->w[0] = i % 7;

@@ -31,7 +31,7 @@ static u8 where[NKEYS];
 /* Keys differ in every word, top bits included, so every word of the
  * comparison and the sign of each 64-bit compare are exercised.
  */
-static void make_key(struct dfs_key *k, unsigned int i)
+static void make_key(struct flowkey *k, unsigned int i)
 {
 	memset(k, 0, sizeof(*k));
 	k->w[0] = (u64)(i % 3) << 62;
@@ -47,7 +47,7 @@ static u32 idx(const struct dfs_flow *f)
 }
 
 /* The smallest key in the tree above @after (NULL: the smallest). */
-static struct dfs_flow *ref_next(const struct dfs_key *after)
+static struct dfs_flow *ref_next(const struct flowkey *after)
 {
 	struct dfs_flow *best = NULL;
 	u32 i;

@@ -34,7 +34,7 @@ struct ref_lru {
 	struct lrufq_lru_stats	stats;
 };
 
-static struct lrufq_key keys[NKEYS];
+static struct flowkey keys[NKEYS];
 static u32 hashes[NKEYS];
 
 

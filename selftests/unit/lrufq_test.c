@@ -11,9 +11,9 @@
 #define ALWAYS	0u		/* rnd below any prob: admitted */
 #define NEVER	U32_MAX		/* rnd at or above any prob < 1.0 */
 
-static struct lrufq_key key(u32 n)
+static struct flowkey key(u32 n)
 {
-	struct lrufq_key k;
+	struct flowkey k;
 
 	memset(&k, 0, sizeof(k));
 	k.family = 2;
@@ -31,14 +31,14 @@ static u32 hash(u32 n)
 
 static bool pkt(struct lrufq_lru *l, u32 n, u32 len, u64 now, u32 rnd)
 {
-	struct lrufq_key k = key(n);
+	struct flowkey k = key(n);
 
 	return lrufq_lru_packet(l, &k, hash(n), len, now, rnd);
 }
 
 static bool cached(const struct lrufq_lru *l, u32 n)
 {
-	struct lrufq_key k = key(n);
+	struct flowkey k = key(n);
 
 	return lrufq_lru_find(l, &k, hash(n));
 }
@@ -46,7 +46,7 @@ static bool cached(const struct lrufq_lru *l, u32 n)
 /* Rank of flow n from the top, or -1. */
 static int rank(const struct lrufq_lru *l, u32 n)
 {
-	struct lrufq_key k = key(n);
+	struct flowkey k = key(n);
 	const struct lrufq_entry *e;
 	u32 i;
 
@@ -125,7 +125,7 @@ static void test_window(void)
 	 */
 	CHECK(!pkt(&l, 1, 1500, t + 210 * MS, ALWAYS), "light again");
 	{
-		struct lrufq_key k = key(1);
+		struct flowkey k = key(1);
 		const struct lrufq_entry *e = lrufq_lru_find(&l, &k, hash(1));
 
 		CHECK(e && e->count == 1 && e->last == 1 &&
@@ -261,7 +261,7 @@ static void test_random(void)
 	}
 	count = 0;
 	for (i = 0; (e = lrufq_lru_rank(&l, i)); i++) {
-		struct lrufq_key k = e->key;
+		struct flowkey k = e->key;
 
 		count++;
 		CHECK(lrufq_lru_find(&l, &k, e->hash) == e, "rank %u in hash", i);

@@ -39,6 +39,7 @@ enum {
 enum tc_lrufq_key {
 	TC_LRUFQ_KEY_SRCDST,	/* source and destination address */
 	TC_LRUFQ_KEY_SRC,
+	TC_LRUFQ_KEY_DST,
 	TC_LRUFQ_KEY_5TUPLE,	/* addresses, protocol and ports */
 	__TC_LRUFQ_KEY_MAX
 };

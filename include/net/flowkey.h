@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The flow key shared by sch_dfs and cls_lrufq: what makes a flow, as
+ * exact bytes.  Addresses are kept as 16 bytes (IPv4 in the first four),
+ * so IPv4 and IPv6 share one key type; the fields a key mode does not use
+ * stay zero.  The union lets comparisons and hashing run on machine words.
+ *
+ * No sk_buff here: the algorithm cores (the B-tree, the LRU) and their
+ * userspace tests use this header; the dissector that fills a key from a
+ * packet is flowkey_skb.h, for the modules only.
+ */
+#ifndef _NET_FLOWKEY_H
+#define _NET_FLOWKEY_H
+
+#include "core_env.h"
+
+/*
+ * The key modes.  Every module's uapi numbers them alike (enum tc_dfs_key,
+ * enum tc_lrufq_key) and maps its own onto these through a table.
+ */
+#define FLOWKEY_SRCDST	0	/* source and destination address */
+#define FLOWKEY_SRC	1	/* source address: a flow per host */
+#define FLOWKEY_DST	2	/* destination address */
+#define FLOWKEY_5TUPLE	3	/* addresses, protocol and ports */
+
+struct flowkey {
+	union {
+		struct {
+			u8	src[16];
+			u8	dst[16];
+			__be16	sport;
+			__be16	dport;
+			u8	proto;
+			u8	family;		/* AF_INET, AF_INET6, 0: not IP */
+			u8	pad[2];
+		};
+		u64	w[5];
+		u32	w32[10];	/* for jhash2() */
+	};
+};
+
+static_assert(sizeof(struct flowkey) == 40);
+
+static inline bool flowkey_eq(const struct flowkey *a, const struct flowkey *b)
+{
+	return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) |
+		 (a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3]) |
+		 (a->w[4] ^ b->w[4]));
+}
+
+#endif /* _NET_FLOWKEY_H */
