@@ -17,22 +17,13 @@ NUDP=2
 require_command iperf3 python3
 setup_topology 10 || exit $ksft_fail
 
-summary()
-{
-	TCP=$(lrufq_tcp_bps "$1")
-	UDP=$(lrufq_udp_bps "$1")
-	SHARE=$(awk -v t="$TCP" -v l="$LINK_BPS" 'BEGIN { printf "%.3f", t / l }')
-	log_info "$2: tcp $((TCP / 1000)) kbit/s (share $SHARE of the link), udp $((UDP / 1000)) kbit/s"
-	log_info "$2: tcp kbit/s: $(lrufq_tcp_flows "$1" | awk '{ printf "%d ", $1 / 1000 }')"
-}
-
 RET=0
 in_ns r tc qdisc del dev "$R_OUT" root 2>/dev/null
 setup_bottleneck_htb "$R_OUT" "$LINK_RATE" pfifo limit "$CHILD_LIMIT"
 check_err $? "pfifo setup"
 lrufq_run "$OUT/pfifo" "$SECS" $NUDP
 check_err $? "traffic did not run"
-summary "$OUT/pfifo" pfifo
+lrufq_summary "$OUT/pfifo" pfifo
 awk -v s="$SHARE" 'BEGIN { exit !(s < 0.15) }'
 check_err $? "with pfifo TCP got $SHARE of the link, not under 0.15"
 log_test "pfifo: two UDP floods take the link (TCP share $SHARE)"
@@ -44,7 +35,7 @@ for w in "1 1 0.40" "3 1 0.60"; do
 	check_err $? "stfq + lrufq setup"
 	lrufq_run "$OUT/lrufq-$low-$high" "$SECS" $NUDP
 	check_err $? "traffic did not run"
-	summary "$OUT/lrufq-$low-$high" "lrufq high:low $high:$low"
+	lrufq_summary "$OUT/lrufq-$low-$high" "lrufq high:low $high:$low"
 	log_info "filter: $(grep -E 'hits|cached|high' "$OUT/lrufq-$low-$high/filter.txt" | tr -s ' \n' ' ')"
 	awk -v s="$SHARE" -v w="$want" 'BEGIN { exit !(s >= w) }'
 	check_err $? "TCP share $SHARE < $want"

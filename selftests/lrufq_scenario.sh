@@ -15,6 +15,9 @@
 #		TCP flows; goodputs measured at the receiver, per second,
 #		less the first WARMUP seconds
 #	lrufq_tcp_bps OUTDIR / lrufq_udp_bps OUTDIR   sums, bit/s
+#	lrufq_summary OUTDIR NAME
+#		sets TCP, UDP (bit/s) and SHARE (TCP's of the link) and logs
+#		them with each TCP flow's goodput
 
 source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib.sh"
 
@@ -140,4 +143,13 @@ for path in sys.argv[2:]:
     total += sum(win) * 8 / len(win)
 print(int(total))
 PY
+}
+
+lrufq_summary()
+{
+	TCP=$(lrufq_tcp_bps "$1")
+	UDP=$(lrufq_udp_bps "$1")
+	SHARE=$(awk -v t="$TCP" -v l="$LINK_BPS" 'BEGIN { printf "%.3f", t / l }')
+	log_info "$2: tcp $((TCP / 1000)) kbit/s (share $SHARE of the link), udp $((UDP / 1000)) kbit/s"
+	log_info "$2: tcp kbit/s: $(lrufq_tcp_flows "$1" | awk '{ printf "%d ", $1 / 1000 }')"
 }

@@ -32,11 +32,7 @@ run()
 	check_err $? "stfq + lrufq $* setup"
 	lrufq_run "$OUT/$name" "$SECS" $NUDP
 	check_err $? "traffic did not run"
-	TCP=$(lrufq_tcp_bps "$OUT/$name")
-	UDP=$(lrufq_udp_bps "$OUT/$name")
-	SHARE=$(awk -v t="$TCP" -v l="$LINK_BPS" 'BEGIN { printf "%.3f", t / l }')
-	log_info "$name: tcp $((TCP / 1000)) kbit/s (share $SHARE), udp $((UDP / 1000)) kbit/s"
-	log_info "$name: tcp kbit/s: $(lrufq_tcp_flows "$OUT/$name" | awk '{ printf "%d ", $1 / 1000 }')"
+	lrufq_summary "$OUT/$name" "$name"
 	log_info "$name: filter: $(grep -E 'hits|cached' "$OUT/$name/filter.txt" | tr -s ' \n' ' ')"
 	log_info "$name: high flows: $(grep -c ' high$' "$OUT/$name/filter.txt")"
 }
