@@ -7,7 +7,7 @@
 # run a packet rate above zero, DFS holding the 64k flows (bench.sh checks
 # that itself), and the report made from it.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$HERE/../build/selftests/bench_quick}

@@ -27,7 +27,7 @@
 # DFS_EXHAUST_SECS (30) flood seconds, DFS_EXHAUST_DELAY (20000) ns
 # between flood packets, DFS_EXHAUST_FLOWS (65536) the cap.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pktgen_lib.sh"
 
 SECS=${DFS_EXHAUST_SECS:-30}
@@ -93,7 +93,7 @@ log_test "baseline: 4 TCP flows alone, $((BASE / 1000)) kbit/s ($(kbits $BASE_FL
 RET=0
 read -r MEM0 FLOWS0 <<<"$(dfs_json memory_usage flows)"
 SLAB0=$(slab_objects)
-in_ns r sh -c 'echo rem_device_all > /proc/net/pktgen/kpktgend_0'
+pg_reset r
 pg_add r "$R_OUT" &&
 pg_set r "$R_OUT" "xmit_mode queue_xmit" "count 0" "pkt_size 64" \
 	"delay $DELAY" "dst $RCV_IP4" "dst_mac 02:00:00:00:00:01" \

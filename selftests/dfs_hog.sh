@@ -14,7 +14,7 @@
 # meter, one clock for every host (tools/lablib/traffic.py).  The tables
 # land in build/lab-check/scenario3b/ and scenario3u/.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 require_root

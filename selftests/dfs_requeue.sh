@@ -30,7 +30,7 @@
 # not pruned.  The VM runner fails the run on any oops or warning in the
 # kernel log.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 DEV=pushback0
 HOLD=/sys/module/pushback/parameters/hold

@@ -27,7 +27,7 @@
 #	flood_tcp_bps OUTDIR     TCP goodputs, bit/s, one per flow
 #	flood_flag_changes OUTDIR  "SECONDS FLAGS;" at each change
 
-source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TOOLS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)
 LINK_RATE=${LINK_RATE:-10mbit}

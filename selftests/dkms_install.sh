@@ -29,7 +29,7 @@
 # would be a second build (booting 6.1 with 6.12 installed), so the guest
 # sees only the running kernel's config unless DKMS_TEST_ALL_KERNELS=1.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 DEB_DIR=${DEB_DIR:-$REPO/build/deb}

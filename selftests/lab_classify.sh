@@ -13,7 +13,7 @@
 # no good-UDP, TCP or probe flow ever is.  The tables land in
 # build/lab-check/scenario<N>/.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 require_root

@@ -18,7 +18,7 @@
 # The kernel log (WARN, BUG, refcount, leak, kmemleak where the kernel has
 # it) is checked by vm-run.sh after the final rmmod.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 TOOLS=$(cd "$(dirname "$0")/../tools" && pwd)
 ITERS=${DFS_LIFECYCLE_ITERS:-100}

@@ -24,7 +24,7 @@
 #	         got 2.4% in a run.  LRU-FQ tells heavy flows apart only
 #	         with a cache smaller than the number of flows.)
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pktgen_lib.sh"
 
 SECS=${SECS:-10}
@@ -54,11 +54,6 @@ stfq_setup()
 	in_ns r tc qdisc add dev "$R_OUT" parent 10:2 handle 22: pfifo limit 100
 }
 
-pg_reset()
-{
-	in_ns r sh -c 'for f in /proc/net/pktgen/kpktgend_*; do echo rem_device_all > $f; done'
-}
-
 pg_common()
 {
 	pg_set r "$1" "xmit_mode queue_xmit" "count 0" "dst $RCV_IP4" \
@@ -74,7 +69,7 @@ trap 'pg_stop r 2>/dev/null; topo_cleanup' EXIT
 RET=0
 stfq_setup 1 65535 pfifo limit 100
 check_err $? "stfq setup"
-pg_reset
+pg_reset r
 pg_add r "$R_OUT@1" 0 && pg_add r "$R_OUT@2" 1 &&
 pg_common "$R_OUT@1" && pg_common "$R_OUT@2" &&
 pg_set r "$R_OUT@1" "pkt_size 60" "delay 1000000" &&
@@ -102,7 +97,7 @@ log_test "stfq weights 1:65535 backlogged: light class $lb bytes (~$((hb / 65535
 # --- LRU thrashing ------------------------------------------------------------
 rx_meter_setup || exit $ksft_fail
 start_iperf3_server 5201 5202 5203 5204 persistent || exit $ksft_fail
-pg_reset
+pg_reset r
 # 200 sources in turn (no IPSRC_RND: sequential, the LRU's worst case).
 pg_add r "$R_OUT" 0 && pg_common "$R_OUT" &&
 pg_set r "$R_OUT" "pkt_size 1000" "delay 400000" \

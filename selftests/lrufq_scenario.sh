@@ -19,7 +19,7 @@
 #		sets TCP, UDP (bit/s) and SHARE (TCP's of the link) and logs
 #		them with each TCP flow's goodput
 
-source "$(dirname "${BASH_SOURCE[0]}")/../tools/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TOOLS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)
 LINK_RATE=${LINK_RATE:-10mbit}

@@ -30,7 +30,7 @@
 # little less than was offered, never more.  The kernel log is checked by
 # the VM runner.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pktgen_lib.sh"
 
 ROUNDS=${MQ_ROUNDS:-20}

@@ -18,7 +18,7 @@
 # every qdisc on r-out is back to 0 once the traffic stops, and the
 # qdisc still forwards.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 TOOLS=$(cd "$(dirname "$0")/../tools" && pwd)
 FUZZ=${PARSE_FUZZ:-1000}

@@ -31,7 +31,7 @@
 # is deleted under a second flood.  The VM runner fails the run on any
 # oops or warning in the kernel log.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pktgen_lib.sh"
 
 ROUNDS=${STFQ_ROUNDS:-20}

@@ -11,7 +11,7 @@
 #	class delete      with packets queued: dropped and accounted
 #	no default        unclassified packets dropped and counted
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 TOOLS=$(cd "$(dirname "$0")/../tools" && pwd)
 RATE=${RATE:-4mbit}

@@ -12,7 +12,7 @@ qdisc of KIND) has sent, in bytes and packets, and dropped; with
 --dfs-src, the DFS flags of IP's flow in the malicious-flow cache of the
 device's dfs qdisc ("malicious,trending", "trending", "cached" when it
 holds none, "-" when the flow is not cached).  Runs until SIGTERM or --time seconds.  With
---ready it creates FILE once it samples (a gate, tools/lib.sh, need not
+--ready it creates FILE once it samples (a gate, selftests/lib.sh, need not
 open before the sampler runs: Python takes seconds to start under
 emulation).
 

@@ -31,7 +31,7 @@
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-source "$HERE/pktgen_lib.sh"
+source "$HERE/bench_pktgen.sh"
 
 QUICK=0
 [ "${1:-}" = quick ] && QUICK=1
@@ -310,7 +310,7 @@ for s in $SCENARIOS; do
 	log "scenario $s"
 	( "scenario_$s" ) || {
 		failed+=" $s"
-		echo stop > $PG/pgctrl
+		pg_stop ""
 		for d in /sys/class/net/b-*; do [ -e "$d" ] && dev_del "${d##*/}"; done
 	}
 done

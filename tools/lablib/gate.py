@@ -7,7 +7,7 @@ flows started one after the other would begin seconds apart.  Each
 process does its slow setup (imports, sockets, TCP handshakes), says so
 with its READY file, and waits for the GO file, which holds the common
 start time on CLOCK_MONOTONIC (one clock for the whole guest), or 0 for
-"at once" (the selftests' gate_open in tools/lib.sh, which has no
+"at once" (the selftests' gate_open in selftests/lib.sh, which has no
 monotonic clock in bash).
 """
 import os

@@ -7,7 +7,7 @@
 
 Runs as root in the test VM (tools/vm-run.sh; tools/lab is the way in),
 where our modules are loaded and the patched tc is first on PATH.  Builds
-the topology of tools/lib.sh (senders s1..sN -> router r -> receiver rcv,
+the topology of selftests/lib.sh (senders s1..sN -> router r -> receiver rcv,
 all network namespaces, the bottleneck a 10 Mbit/s TBF on r's r-out),
 then for each qdisc in turn: puts it under the TBF, starts the receiver's
 meter, the queue monitor (qmon.py: backlog, the shaper's byte count,
@@ -94,11 +94,12 @@ def topo_cleanup():
 
 
 def setup(scn):
-    """tools/lib.sh's topology, the access-link delays, the web servers."""
+    """selftests/lib.sh's topology, the access-link delays, the web servers."""
     topo_cleanup()
     env = dict(os.environ, NS_PREFIX=PREFIX)
     sh(["bash", "-c", 'source "$1/lib.sh"; trap : EXIT; setup_topology "$2"',
-        "lab", TOOLS, str(scn.hosts)], env=env)
+        "lab", os.path.join(os.path.dirname(TOOLS), "selftests"),
+        str(scn.hosts)], env=env)
     # netem on both directions of each access link: the data on the
     # sender's egress, the ACKs on the router's egress towards it.
     for h, d in sorted(scn.delays.items()):

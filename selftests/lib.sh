@@ -4,7 +4,7 @@
 # Helpers for the sch_dfs selftests, in the style of the kernel's
 # tools/testing/selftests/net/forwarding/lib.sh.  Source it:
 #
-#	source "$(dirname "$0")/../tools/lib.sh"
+#	source "$(dirname "$0")/lib.sh"
 #
 # Tests run as root in the test VM (tools/vm-run.sh), where our modules are
 # loaded and build/tc is first on PATH.
@@ -271,7 +271,7 @@ qdisc_sampler_start()
 	shift
 
 	gate_arm
-	in_ns r python3 "$(dirname "${BASH_SOURCE[0]}")/qdisc_sample.py" \
+	in_ns r python3 "$(dirname "${BASH_SOURCE[0]}")/../tools/qdisc_sample.py" \
 		--dev "$R_OUT" --out "$out" --time 3600 "$@" \
 		--ready "${GATE_ARGS[1]}" &
 	SAMPLER_PID=$!

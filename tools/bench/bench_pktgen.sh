@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The benchmark's use of pktgen (sourced, in the test VM, as root), on the
+# selftests' pktgen helpers (selftests/pktgen_lib.sh), in the VM's own
+# namespace.
+#
+# One pktgen device, on kpktgend_0, sends IPv4/UDP packets in
+# "xmit_mode queue_xmit": every packet goes through dev_queue_xmit(), so
+# through the root qdisc of the device, which is what is measured.  Each
+# packet is a fresh skb (clone_skb 0): a qdisc may hold it, so it must not
+# be sent again while queued.
+#
+#	pg_setup DEV               load pktgen, bind DEV to kpktgend_0
+#	pg_sources FIRST N [rnd]   sources FIRST .. FIRST+N-1 (10.x.y.z space),
+#	                           in order, or at random with "rnd"
+#	pg_run SECONDS             send for SECONDS, print "packets usec"
+#	                           (offered: sent + refused by the qdisc)
+#	pg_send N                  send until N packets were offered
+#	pg_teardown
+
+source "$(dirname "${BASH_SOURCE[0]}")/../../selftests/pktgen_lib.sh"
+
+PG_DEV=
+
+pg_setup() {
+	PG_DEV=$1
+	modprobe pktgen || return 1
+	pg_reset "" && pg_add "" "$PG_DEV" 0 &&
+	pg_set "" "$PG_DEV" "xmit_mode queue_xmit" "clone_skb 0" "count 0" \
+		"delay 0" "pkt_size 64" "dst 10.255.0.1" \
+		"dst_mac 02:00:00:00:00:01" "udp_src_min 9" "udp_src_max 9" \
+		"udp_dst_min 9" "udp_dst_max 9"
+}
+
+# Dotted quad of 10.0.0.0 + N.
+pg_ip() {
+	local n=$(( $1 ))
+
+	echo "10.$(( (n >> 16) & 255 )).$(( (n >> 8) & 255 )).$(( n & 255 ))"
+}
+
+pg_sources() {
+	local first=$1 n=$2 mode=${3:-seq} last=$(( $1 + $2 - 1 ))
+
+	# In order, src_max is the last source; at random it is one past it
+	# (pktgen draws from [src_min, src_max)), except for one source.
+	[ "$mode" = rnd ] && [ "$n" -gt 1 ] && last=$(( first + n ))
+	pg_set "" "$PG_DEV" "src_min $(pg_ip "$first")" \
+		"src_max $(pg_ip "$last")" || return 1
+	if [ "$mode" = rnd ]; then
+		pg_set "" "$PG_DEV" "flag IPSRC_RND"
+	else
+		pg_set "" "$PG_DEV" "flag !IPSRC_RND"
+	fi
+}
+
+pg_run() {
+	local secs=$1 usec
+
+	pg_start "" "$PG_DEV"
+	sleep "$secs"
+	pg_stop ""
+	usec=$(pg_usec "" "$PG_DEV")
+	echo "$(pg_sent "" "$PG_DEV") ${usec:-0}"
+}
+
+pg_send() {
+	local n=$1 deadline=$(( SECONDS + ${2:-600} ))
+
+	pg_start "" "$PG_DEV"
+	while [ "$(pg_sent "" "$PG_DEV")" -lt "$n" ] && [ $SECONDS -lt $deadline ]; do
+		sleep 0.2
+	done
+	pg_stop ""
+}
+
+pg_teardown() {
+	[ -e "$PG_DIR/kpktgend_0" ] && pg_reset ""
+	PG_DEV=
+}
