@@ -254,6 +254,11 @@ static int lrufq_change(struct net *net, struct sk_buff *in_skb,
 	pin_rate = old ? old->lru.pin_rate : 0;
 	if (tb[TCA_LRUFQ_PIN_RATE])
 		pin_rate = nla_get_u64(tb[TCA_LRUFQ_PIN_RATE]);
+	if (window_us && window_us < LRUFQ_WINDOW_MIN_NS / NSEC_PER_USEC) {
+		NL_SET_ERR_MSG_MOD(extack, "window must be 0 or at least 1ms");
+		err = -EINVAL;
+		goto err_lru;
+	}
 
 	err = lrufq_lru_init(&new->lru, cache, threshold, prob,
 			     (u64)window_us * NSEC_PER_USEC, pin_rate);
@@ -338,7 +343,7 @@ static void lrufq_fill_flow(const struct lrufq_lru *lru,
 	f->count = e->count;
 	f->last = e->last;
 	f->rate = e->rate;
-	if (lrufq_entry_high(lru, e))
+	if (e->high)
 		f->flags |= TC_LRUFQ_FLOW_HIGH;
 	if (e->pinned)
 		f->flags |= TC_LRUFQ_FLOW_PINNED;

@@ -11,7 +11,8 @@ int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 	u32 nb = 1, i;
 
 	memset(l, 0, sizeof(*l));
-	if (!size)
+	if (!size || (window && (window < LRUFQ_WINDOW_MIN_NS ||
+				 window > LRUFQ_WINDOW_MAX_NS)))
 		return -EINVAL;
 	while (nb < 2 * size)
 		nb <<= 1;
@@ -33,6 +34,7 @@ int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 	l->threshold = threshold;
 	l->prob = prob;
 	l->window = window;
+	l->window_units = window >> LRUFQ_UNIT_SHIFT;
 	l->pin_rate = pin_rate;
 	return 0;
 }
@@ -166,6 +168,23 @@ static void lrufq_count(struct lrufq_lru *l, struct lrufq_entry *e, u64 now)
 		e->count++;
 }
 
+/* Heavy now: more than the threshold in the last window of time (see
+ * lrufq_lru.h), or since admission without a window.  No division: both
+ * sides of count + last * left / window > threshold times the window.
+ */
+static bool lrufq_heavy(const struct lrufq_lru *l,
+			const struct lrufq_entry *e, u64 now)
+{
+	u64 w = l->window_units, gone, left;
+
+	if (!l->window)
+		return e->count > l->threshold;
+	gone = (now - e->count_start) >> LRUFQ_UNIT_SHIFT;
+	left = gone < w ? w - gone : 0;
+	return (u64)e->count * w + (u64)e->last * left >
+	       (u64)l->threshold * w;
+}
+
 static bool lrufq_pin_stale(const struct lrufq_entry *e, u64 now)
 {
 	return now - e->win_start >= 2 * LRUFQ_RATE_WINDOW_NS;
@@ -242,7 +261,8 @@ bool lrufq_lru_packet(struct lrufq_lru *l, const struct flowkey *key,
 	lrufq_push_top(l, i);
 	l->stats.admissions++;
 out:
-	if (lrufq_entry_high(l, e)) {
+	e->high = lrufq_heavy(l, e, now);
+	if (e->high) {
 		l->stats.high++;
 		return true;
 	}

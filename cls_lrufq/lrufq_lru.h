@@ -10,9 +10,12 @@
  * means "heavy" while the cache is smaller than the number of flows and
  * keeps evicting them: in a cache with room for every flow, every count
  * passes the threshold in time, TCP's too.  With a window set, a flow's
- * count restarts every window, so a flow is high while it sent more than
- * the threshold in its current or its last window, a rate whatever the
- * cache size.  A window of 0 is the paper's count.
+ * count restarts every window, and a flow is high while it sent more than
+ * the threshold in the last window of time: its count in the current
+ * window plus its last window's count pro rata of the part of that window
+ * still within a window of now (a sliding window, estimated with two
+ * counters).  A rate, then, whatever the cache size.  A window of 0 is
+ * the paper's count.
  *
  * Pinning (the paper's suggested improvement): with a pin rate set, each
  * cached flow's arrival rate is measured over LRUFQ_RATE_WINDOW_NS, and a
@@ -31,6 +34,12 @@
 
 #define LRUFQ_NIL		U32_MAX
 #define LRUFQ_RATE_WINDOW_NS	(100 * NSEC_PER_MSEC)
+/* The sliding estimate counts time in units of 1.024 us: a count (u32)
+ * times a window of at most 60 s (26 bits) fits in 64 bits.
+ */
+#define LRUFQ_UNIT_SHIFT	10
+#define LRUFQ_WINDOW_MIN_NS	NSEC_PER_MSEC
+#define LRUFQ_WINDOW_MAX_NS	(60 * NSEC_PER_SEC)
 
 struct lrufq_entry {
 	struct flowkey	key;
@@ -40,6 +49,7 @@ struct lrufq_entry {
 	u32			count;		/* packets in this window */
 	u32			last;		/* packets in the last one */
 	bool			pinned;
+	bool			high;		/* at its last packet */
 	u64			count_start;	/* ns, start of this window */
 	u64			win_start;	/* ns */
 	u64			win_bytes;
@@ -66,6 +76,7 @@ struct lrufq_lru {
 	u32			threshold;	/* packets */
 	u32			prob;		/* U32_MAX = 1.0 */
 	u64			window;		/* ns, 0: since admission */
+	u64			window_units;	/* window >> LRUFQ_UNIT_SHIFT */
 	u64			pin_rate;	/* bytes/s, 0: no pinning */
 	u32			pinned;
 	struct lrufq_lru_stats	stats;
@@ -82,12 +93,5 @@ const struct lrufq_entry *lrufq_lru_find(const struct lrufq_lru *l,
 
 /* The entry at rank i from the top (0 = most recent), or NULL. */
 const struct lrufq_entry *lrufq_lru_rank(const struct lrufq_lru *l, u32 i);
-
-/* As of the flow's last packet. */
-static inline bool lrufq_entry_high(const struct lrufq_lru *l,
-				    const struct lrufq_entry *e)
-{
-	return e->count > l->threshold || e->last > l->threshold;
-}
 
 #endif /* _LRUFQ_LRU_H */

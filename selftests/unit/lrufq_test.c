@@ -103,8 +103,9 @@ static void test_threshold(void)
 	lrufq_lru_free(&l);
 }
 
-/* The count window: a flow is high while it passed the threshold in its
- * current or its last window; a flow silent for a whole window starts over.
+/* The count window: a flow is high while its count in the current window
+ * plus its last window's pro rata of what is left of it passes the
+ * threshold; a flow silent for a whole window starts over.
  */
 static void test_window(void)
 {
@@ -113,22 +114,28 @@ static void test_window(void)
 	int i;
 
 	/* 5 packets per 100 ms */
+	CHECK(lrufq_lru_init(&l, 4, 5, U32_MAX, MS / 2, 0) == -EINVAL,
+	      "window under 1 ms");
+	CHECK(lrufq_lru_init(&l, 4, 5, U32_MAX, 61000 * MS, 0) == -EINVAL,
+	      "window over 60 s");
 	CHECK(!lrufq_lru_init(&l, 4, 5, U32_MAX, 100 * MS, 0), "init");
 	for (i = 0; i < 5; i++)
 		CHECK(!pkt(&l, 1, 1500, t + i * MS, ALWAYS), "packet %d low", i);
 	CHECK(pkt(&l, 1, 1500, t + 5 * MS, ALWAYS), "sixth in the window high");
-	/* The next window: still high on the last one's count. */
-	CHECK(pkt(&l, 1, 1500, t + 150 * MS, ALWAYS), "high on the last window");
+	/* 10 ms into the next window: 1 + 6 * 0.9 = 6.4 packets in the
+	 * last 100 ms, still high; 60 ms in, 2 + 6 * 0.4 = 4.4: light.
+	 */
+	CHECK(pkt(&l, 1, 1500, t + 110 * MS, ALWAYS), "high on the last window");
+	CHECK(!pkt(&l, 1, 1500, t + 160 * MS, ALWAYS), "light 60 ms on");
 	/* Windows are back to back from the admission: 100-200 ms holds
-	 * the packet at 150; one at 210 opens 200-300 and the last window
-	 * (one packet) is not heavy.
+	 * the packets at 110 and 160; one at 210 opens 200-300.
 	 */
 	CHECK(!pkt(&l, 1, 1500, t + 210 * MS, ALWAYS), "light again");
 	{
 		struct flowkey k = key(1);
 		const struct lrufq_entry *e = lrufq_lru_find(&l, &k, hash(1));
 
-		CHECK(e && e->count == 1 && e->last == 1 &&
+		CHECK(e && e->count == 1 && e->last == 2 &&
 		      e->count_start == t + 200 * MS,
 		      "count %u last %u start %llu", e ? e->count : 0,
 		      e ? e->last : 0,
@@ -137,9 +144,10 @@ static void test_window(void)
 	/* Heavy again in 200-300, then silent for two windows: starts
 	 * over with no last window.
 	 */
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 4; i++)
 		pkt(&l, 1, 1500, t + 220 * MS + i * MS, ALWAYS);
-	CHECK(pkt(&l, 1, 1500, t + 230 * MS, ALWAYS), "heavy in 200-300");
+	CHECK(pkt(&l, 1, 1500, t + 230 * MS, ALWAYS),
+	      "6 + 2 * 0.7 in the last 100 ms");
 	CHECK(!pkt(&l, 1, 1500, t + 520 * MS, ALWAYS), "silent 200 ms: low");
 	lrufq_lru_free(&l);
 }
