@@ -52,6 +52,7 @@
 #include "dfs_fq.h"
 
 #define DFS_DEFAULT_LIMIT	(1024 * 1024)
+#define DFS_DEFAULT_MEMORY	SZ_32M		/* fq_codel's memory_limit */
 #define DFS_DEFAULT_FLOWS	65536
 #define DFS_DEFAULT_ORDER	32
 #define DFS_DEFAULT_CACHE	32
@@ -60,6 +61,7 @@
 
 #define DFS_LIMIT_MIN		1024
 #define DFS_LIMIT_MAX		SZ_1G
+#define DFS_MEMORY_MIN		SZ_64K		/* a 64 KB GSO packet */
 #define DFS_FLOWS_MAX		SZ_16M
 /* bytes/s: 10 Tbit/s, far above any link, and a bound for the p_m step. */
 #define DFS_BANDWIDTH_MAX	(10ULL * 1000 * 1000 * 1000 * 1000 / 8)
@@ -72,6 +74,7 @@
 struct dfs_skb_cb {
 	struct dfs_flow	*flow;
 	u32		time;		/* sched fq: enqueue, dfs_codel_time() */
+	u32		mem;		/* truesize, as counted in memory_used */
 };
 
 /*
@@ -98,12 +101,18 @@ struct dfs_stats {
 	u64	drop_wfs;
 	u64	flows_overflow;
 	u64	drop_nomem;
+	u64	drop_overmemory;
 };
 
 struct dfs_sched_data {
 	struct dfs_params	params;
 	u32			flows_max;
 	u32			key_mode;	/* enum tc_dfs_key */
+	/* limit counts qdisc_pkt_len(); a flood of small packets pins far
+	 * more memory than that, so the skbs' truesize is capped too.
+	 */
+	u32			memory_limit;
+	u32			memory_used;
 	bool			ecn;
 	u32			prune_ms;
 	u32			sched;		/* enum tc_dfs_sched */
@@ -320,6 +329,11 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		dfs_flow_congested(flow);
 		return qdisc_drop(skb, sch, to_free);
 	}
+	if (unlikely((u64)q->memory_used + skb->truesize > q->memory_limit)) {
+		q->stats.drop_overmemory++;
+		dfs_flow_congested(flow);
+		return qdisc_drop(skb, sch, to_free);
+	}
 	if (verdict == DFS_MARK) {
 		if (!q->ecn || !INET_ECN_set_ce(skb)) {
 			q->stats.drop_wfs++;
@@ -339,6 +353,8 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		dfs_meter_busy(&q->meter, now);
 	flow->backlog += len;
 	dfs_skb_cb(skb)->flow = flow;
+	dfs_skb_cb(skb)->mem = skb->truesize;
+	q->memory_used += skb->truesize;
 	if (dfs_fq_mode(q)) {
 		sch->q.qlen++;
 		qdisc_qstats_backlog_inc(sch, skb);
@@ -352,11 +368,12 @@ congestion_drop:
 }
 
 /* The packet leaves its flow's backlog (Algorithm 1's counterpart:
- * sz_i -= size_p).
+ * sz_i -= size_p) and the queue's memory.
  */
-static void dfs_skb_leave_flow(struct sk_buff *skb)
+static void dfs_skb_leave_flow(struct dfs_sched_data *q, struct sk_buff *skb)
 {
 	dfs_skb_cb(skb)->flow->backlog -= qdisc_pkt_len(skb);
+	q->memory_used -= dfs_skb_cb(skb)->mem;
 }
 
 /* The packet operations of the flow scheduler (dfs_fq.h); ctx is sch. */
@@ -373,7 +390,7 @@ static void *dfs_fq_pop(void *ctx, struct dfs_fq *fq)
 	skb_mark_not_on_list(skb);
 	sch->q.qlen--;
 	qdisc_qstats_backlog_dec(sch, skb);
-	dfs_skb_leave_flow(skb);
+	dfs_skb_leave_flow(qdisc_priv(sch), skb);
 	return skb;
 }
 
@@ -463,7 +480,7 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 	} else {
 		skb = qdisc_dequeue_head(sch);
 		if (skb)
-			dfs_skb_leave_flow(skb);
+			dfs_skb_leave_flow(q, skb);
 	}
 	if (skb) {
 		q->meter.deq_bytes += qdisc_pkt_len(skb);
@@ -517,11 +534,13 @@ static void dfs_reset(struct Qdisc *sch)
 	dfs_flows_destroy(sch);		/* and sched fq's queues */
 	qdisc_reset_queue(sch);
 	sch->qstats.backlog = 0;	/* qdisc_reset_queue leaves it */
+	q->memory_used = 0;
 	dfs_meter_init(&q->meter, ktime_get_ns());
 	q->wfs_ewma = q->params.limit;
 }
 
-/* Drop queued packets, oldest first, until the backlog fits the limit.
+/* Drop queued packets, oldest first, until the backlog fits the limit
+ * and the skbs fit memory_limit.
  *
  * The oldest may be one the driver handed back (sch->gso_skb, when DFS is
  * the root qdisc and the device pushed back): it is counted in the qdisc's
@@ -537,7 +556,9 @@ static void dfs_trim_queue(struct Qdisc *sch)
 	u32 drop_count = q->fq_stats.drop_count;
 	u32 drop_len = q->fq_stats.drop_len;
 
-	while (sch->qstats.backlog > q->params.limit) {
+	while (sch->qstats.backlog > q->params.limit ||
+	       q->memory_used > q->memory_limit) {
+		bool overlimit = sch->qstats.backlog > q->params.limit;
 		struct sk_buff *skb = __skb_dequeue(&sch->gso_skb);
 
 		/* As qdisc_dequeue_internal(sch, true) does in its final
@@ -555,9 +576,12 @@ static void dfs_trim_queue(struct Qdisc *sch)
 			skb = qdisc_dequeue_head(sch);
 			if (!skb)
 				break;
-			dfs_skb_leave_flow(skb);
+			dfs_skb_leave_flow(q, skb);
 		}
-		q->stats.drop_overlimit++;
+		if (overlimit)
+			q->stats.drop_overlimit++;
+		else
+			q->stats.drop_overmemory++;
 		rtnl_qdisc_drop(skb, sch);
 	}
 	q->fq_stats.drop_count = drop_count;
@@ -654,6 +678,10 @@ static const struct netlink_range_validation dfs_limit_range = {
 	.min = DFS_LIMIT_MIN, .max = DFS_LIMIT_MAX,
 };
 
+static const struct netlink_range_validation dfs_memory_range = {
+	.min = DFS_MEMORY_MIN, .max = U32_MAX,
+};
+
 static const struct netlink_range_validation dfs_flows_range = {
 	.min = 1, .max = DFS_FLOWS_MAX,
 };
@@ -731,6 +759,8 @@ static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 	[TCA_DFS_TARGET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_target_range),
 	[TCA_DFS_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&dfs_interval_range),
+	[TCA_DFS_MEMORY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&dfs_memory_range),
 };
 
 /* Everything "change" may set, so it can be checked before it is applied. */
@@ -745,6 +775,7 @@ struct dfs_config {
 	u32			quantum;
 	u32			target_us;
 	u32			interval_us;
+	u32			memory_limit;
 	bool			ecn;
 };
 
@@ -761,6 +792,7 @@ static void dfs_config_get(const struct dfs_sched_data *q,
 	c->quantum = q->fq_params.quantum;
 	c->target_us = q->target_us;
 	c->interval_us = q->interval_us;
+	c->memory_limit = q->memory_limit;
 	c->ecn = q->ecn;
 }
 
@@ -811,6 +843,8 @@ static void dfs_config_parse(struct nlattr **tb, struct dfs_config *c)
 		c->target_us = nla_get_u32(tb[TCA_DFS_TARGET]);
 	if (tb[TCA_DFS_INTERVAL])
 		c->interval_us = nla_get_u32(tb[TCA_DFS_INTERVAL]);
+	if (tb[TCA_DFS_MEMORY_LIMIT])
+		c->memory_limit = nla_get_u32(tb[TCA_DFS_MEMORY_LIMIT]);
 }
 
 /* What dfs_dump() reads without the qdisc lock is written once. */
@@ -942,6 +976,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	q->flow_cachep = c.sched == TC_DFS_SCHED_FQ ? dfs_flow_fq_cachep :
 						      dfs_flow_cachep;
 	WRITE_ONCE(q->flows_max, c.flows_max);
+	WRITE_ONCE(q->memory_limit, c.memory_limit);
 	WRITE_ONCE(q->key_mode, c.key_mode);
 	WRITE_ONCE(q->prune_ms, c.prune_ms);
 	WRITE_ONCE(q->ecn, c.ecn);
@@ -991,6 +1026,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	p->bandwidth = 0;
 	q->prune_ms = DFS_DEFAULT_PRUNE_MS;
 	q->flows_max = DFS_DEFAULT_FLOWS;
+	q->memory_limit = DFS_DEFAULT_MEMORY;
 	q->key_mode = TC_DFS_KEY_SRCDST;
 	q->ecn = true;
 	q->sched = TC_DFS_SCHED_FQ;	/* the lab's choice: README */
@@ -1062,7 +1098,8 @@ static int dfs_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_DFS_QUANTUM,
 			READ_ONCE(q->fq_params.quantum)) ||
 	    nla_put_u32(skb, TCA_DFS_TARGET, READ_ONCE(q->target_us)) ||
-	    nla_put_u32(skb, TCA_DFS_INTERVAL, READ_ONCE(q->interval_us)))
+	    nla_put_u32(skb, TCA_DFS_INTERVAL, READ_ONCE(q->interval_us)) ||
+	    nla_put_u32(skb, TCA_DFS_MEMORY_LIMIT, READ_ONCE(q->memory_limit)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -1109,6 +1146,8 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->codel_drops = q->fq_stats.codel_drops;
 	st->codel_marks = q->fq_stats.codel_marks;
 	st->drop_nomem = q->stats.drop_nomem;
+	st->drop_overmemory = q->stats.drop_overmemory;
+	st->queue_memory = q->memory_used;
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &xst, sizeof(xst));

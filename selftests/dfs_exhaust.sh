@@ -17,6 +17,13 @@
 #	- the TCP flows keep >= 50% of their baseline throughput
 #	- the backlog returns to 0 when the traffic stops
 #
+# Then memory_limit: the same flood alone against "limit 1000000".  A
+# limit counts packet lengths, and 64-byte packets take about ten times
+# that in skb memory (truesize): the queue's skbs must stay within
+# "memory_limit 256kb", the excess counted as drop_overmemory.  The
+# default memory_limit (32 MB) runs first, for the record.
+
+#
 # It found a bug: at ~61 kpps all four TCP flows were marked malicious
 # (0%; 92% at ~38 kpps).  The spoofed packets that hit flows already in
 # the table (cap / 2^20 of them) made a few hundred flows "active" in
@@ -157,5 +164,42 @@ text=$(in_ns r tc -s qdisc show dev "$R_OUT")
 [ "$(grep -c ' backlog 0b 0p ' <<<"$text")" -eq 2 ]
 check_err $? "backlog left after the flood: $(grep backlog <<<"$text" | xargs)"
 log_test "spoofed flood: backlog back to zero"
+
+# --- memory_limit ------------------------------------------------------------
+# memory_run MEMORY_LIMIT: the flood alone for 5 s; prints the most
+# queue_memory seen (a sample every 0.5 s), drop_overmemory, the most
+# packets queued.
+memory_run()
+{
+	local max=0 qmax=0 m q i
+
+	setup_bottleneck "$R_OUT" 10mbit dfs limit 1000000 \
+		memory_limit "$1" || return 1
+	pg_start r
+	for ((i = 0; i < 10; i++)); do
+		sleep 0.5
+		read -r m q <<<"$(in_ns r tc -j -s qdisc show dev "$R_OUT" |
+			python3 -c '
+import json, sys
+for x in json.load(sys.stdin):
+    if x["kind"] == "dfs":
+        print(x.get("queue_memory", -1), x.get("qlen", -1))')"
+		[ "$m" -gt "$max" ] && max=$m
+		[ "$q" -gt "$qmax" ] && qmax=$q
+	done
+	pg_stop r
+	echo "$max $(dfs_json drop_overmemory) $qmax"
+}
+
+RET=0
+read -r DMEM DDROP DQ <<<"$(memory_run 32mb)"
+log_info "memory_limit 32mb (default): queue_memory up to $DMEM bytes for $DQ packets, drop_overmemory $DDROP"
+read -r MEM DROP Q <<<"$(memory_run 256kb)"
+log_info "memory_limit 256kb: queue_memory up to $MEM bytes for $Q packets, drop_overmemory $DROP"
+[ "${MEM:--1}" -ge 0 ] && [ "$MEM" -le 262144 ]
+check_err $? "queue_memory $MEM above memory_limit 262144"
+[ "${DROP:-0}" -gt 0 ]
+check_err $? "the flood never reached memory_limit (drop_overmemory 0)"
+log_test "small packets: queued skbs held to memory_limit ($((MEM / 1024)) KiB, $DROP dropped)"
 
 ksft_exit

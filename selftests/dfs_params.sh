@@ -6,7 +6,7 @@
 # goes through tc (its parser) and straight to the kernel (tools/nlqdisc.py)
 # so the kernel's own checks are tested, not only tc's.
 
-source "$(dirname "$0")/../tools/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 DEV=dfs-p0
 NLQDISC=$(dirname "$0")/../tools/nlqdisc.py
@@ -55,6 +55,7 @@ defaults_test()
 	check_err $? "add with defaults"
 	snap
 	[ "$(opt limit)" = 1048576 ]; check_err $? "limit $(opt limit)"
+	[ "$(opt memory_limit)" = 33554432 ]; check_err $? "memory_limit"
 	[ "$(opt order)" = 32 ]; check_err $? "order"
 	[ "$(opt cache)" = 32 ]; check_err $? "cache"
 	[ "$(opt key)" = srcdst ]; check_err $? "key"
@@ -79,7 +80,7 @@ change_test()
 	tc qdisc change dev $DEV root dfs limit 200000 flows 1000 order 4 \
 		cache 8 key 5tuple max_th 0.9 min_th 0.01 delta_i 0.05 \
 		delta_d 0.03 freeze_time 20ms tolerance 4 beta 0.1 prune 2s \
-		rate_interval 200ms noecn bandwidth 10mbit
+		rate_interval 200ms noecn bandwidth 10mbit memory_limit 2mb
 	check_err $? "change every parameter"
 	snap
 	[ "$(opt limit)" = 200000 ] && [ "$(opt flows)" = 1000 ] &&
@@ -89,7 +90,8 @@ change_test()
 		[ "$(opt delta_d)" = 0.03 ] && [ "$(opt freeze_time)" = 20000 ] &&
 		[ "$(opt tolerance)" = 4 ] && [ "$(opt beta)" = 0.1 ] &&
 		[ "$(opt prune)" = 2000 ] && [ "$(opt rate_interval)" = 200000 ] &&
-		[ "$(opt ecn)" = False ] && [ "$(opt bandwidth)" = 1250000 ]
+		[ "$(opt ecn)" = False ] && [ "$(opt bandwidth)" = 1250000 ] &&
+		[ "$(opt memory_limit)" = 2097152 ]
 	check_err $? "values shown: $OPTS"
 
 	before=$(opts_json)
@@ -124,6 +126,10 @@ refused()
 bad_input_test()
 {
 	refused "tc limit 0" "limit" tc qdisc change dev $DEV root dfs limit 0
+	refused "tc memory_limit 0" "memory_limit" \
+		tc qdisc change dev $DEV root dfs memory_limit 0
+	refused "kernel memory_limit 64 KB - 1" "out of range" \
+		tc qdisc change dev $DEV root dfs memory_limit 65535
 	refused "tc order 1" "order" tc qdisc change dev $DEV root dfs order 1
 	refused "tc beta 1.5" "beta" tc qdisc change dev $DEV root dfs beta 1.5
 	refused "tc key bogus" "key" tc qdisc change dev $DEV root dfs key bogus

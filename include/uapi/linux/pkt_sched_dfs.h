@@ -36,6 +36,7 @@ enum {
 	TCA_DFS_QUANTUM,	/* u32: bytes a flow sends a round (sched fq) */
 	TCA_DFS_TARGET,		/* u32: usec, CoDel target (sched fq) */
 	TCA_DFS_INTERVAL,	/* u32: usec, CoDel interval (sched fq) */
+	TCA_DFS_MEMORY_LIMIT,	/* u32: bytes of queued skbs (truesize) */
 	__TCA_DFS_MAX
 };
 
@@ -87,6 +88,8 @@ struct tc_dfs_qd_stats {
 	__u64	codel_drops;	/* sched fq: dropped by CoDel */
 	__u64	codel_marks;	/* sched fq: CE marked by CoDel */
 	__u64	drop_nomem;	/* sched fq: no memory for a flow's queue */
+	__u64	drop_overmemory; /* queued skbs at memory_limit */
+	__u64	queue_memory;	/* bytes of queued skbs (truesize) */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */
