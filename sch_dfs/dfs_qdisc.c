@@ -66,6 +66,11 @@
 /* bytes/s: 10 Tbit/s, far above any link, and a bound for the p_m step. */
 #define DFS_BANDWIDTH_MAX	(10ULL * 1000 * 1000 * 1000 * 1000 / 8)
 #define DFS_PRUNE_BATCH		256	/* flows examined per timer run */
+/* A new order or cache size moves every flow, under the qdisc lock with
+ * BH off: at most this many (tens of ms), as fq_codel refuses a new
+ * "flows" once it has any.
+ */
+#define DFS_REBUILD_MAX		SZ_64K
 #define DFS_DEFAULT_TARGET_US	(5 * USEC_PER_MSEC)
 #define DFS_DEFAULT_INTERVAL_US	(100 * USEC_PER_MSEC)
 #define DFS_QUANTUM_MIN		256
@@ -957,6 +962,13 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
+	if (rebuild && q->nflows > DFS_REBUILD_MAX) {
+		sch_tree_unlock(sch);
+		dfs_cache_free(&nc);
+		NL_SET_ERR_MSG_MOD(extack,
+				   "order and cache change with at most 65536 flows known; replace the qdisc");
+		return -EBUSY;
+	}
 	/* The one step that can fail goes first: nothing has changed yet. */
 	if (rebuild && dfs_rebuild(q, c.order, &nc)) {
 		sch_tree_unlock(sch);

@@ -22,7 +22,10 @@
 # that in skb memory (truesize): the queue's skbs must stay within
 # "memory_limit 256kb", the excess counted as drop_overmemory.  The
 # default memory_limit (32 MB) runs first, for the record.
-
+#
+# Last, with more than 65536 flows known (the flood, "flows 100000"), a
+# new order or cache size is refused with a message and changes nothing:
+# it would move every flow under the qdisc lock.
 #
 # It found a bug: at ~61 kpps all four TCP flows were marked malicious
 # (0%; 92% at ~38 kpps).  The spoofed packets that hit flows already in
@@ -173,7 +176,7 @@ memory_run()
 {
 	local max=0 qmax=0 m q i
 
-	setup_bottleneck "$R_OUT" 10mbit dfs limit 1000000 \
+	setup_bottleneck "$R_OUT" 10mbit dfs limit 1000000 flows 100000 \
 		memory_limit "$1" || return 1
 	pg_start r
 	for ((i = 0; i < 10; i++)); do
@@ -201,5 +204,21 @@ check_err $? "queue_memory $MEM above memory_limit 262144"
 [ "${DROP:-0}" -gt 0 ]
 check_err $? "the flood never reached memory_limit (drop_overmemory 0)"
 log_test "small packets: queued skbs held to memory_limit ($((MEM / 1024)) KiB, $DROP dropped)"
+
+RET=0
+read -r KNOWN <<<"$(dfs_json flows)"
+before=$(in_ns r tc -j qdisc show dev "$R_OUT")
+for change in "order 16" "cache 64"; do
+	# shellcheck disable=SC2086
+	out=$(in_ns r tc qdisc change dev "$R_OUT" parent 1:1 handle 10: dfs $change 2>&1)
+	check_fail $? "\"$change\" accepted with $KNOWN flows known"
+	grep -q "at most 65536 flows" <<<"$out"
+	check_err $? "\"$change\": message \"$out\""
+done
+[ "$(in_ns r tc -j qdisc show dev "$R_OUT")" = "$before" ]
+check_err $? "a refused change changed the qdisc"
+[ "$KNOWN" -gt 65536 ]
+check_err $? "only $KNOWN flows known"
+log_test "$KNOWN flows known: order and cache changes refused"
 
 ksft_exit
