@@ -67,7 +67,7 @@ TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
 .PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo \
 	bench install clean checkpatch kernels build-kernels check-kernels \
-	kernel-known test-modules deb check-dkms
+	kernel-known test-modules deb check-dkms tc-patches check-tc-patches
 
 all: modules
 
@@ -110,6 +110,14 @@ build-kernels:
 tc:
 	tools/build-tc.sh
 
+# tc-patch/ from the tc sources of iproute2/ (edit those, then this);
+# make check verifies the two agree.
+tc-patches:
+	tools/tc-patches.sh
+
+check-tc-patches:
+	tools/tc-patches.sh --check
+
 unit:
 	$(MAKE) -C selftests/unit run
 
@@ -126,7 +134,7 @@ tdc: modules tc
 	$(VM_KERNEL) tools/vm-run.sh selftests/tc-testing/run_tdc.sh
 
 ifeq ($(KERNEL),)
-check: checkpatch unit fuzz build-kernels selftests tdc
+check: checkpatch check-tc-patches unit fuzz build-kernels selftests tdc
 	$(MAKE) selftests KERNEL=$(CHECK_ALSO) TESTS="$(CHECK_ALSO_TESTS)"
 else
 check: selftests tdc

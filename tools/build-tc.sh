@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build iproute2's tc with our patches, and our tc plugins.
+# Build iproute2's tc with our patches, and our tc plugins.  The patches
+# are generated from iproute2/ (tools/tc-patches.sh).  --fetch-only: get
+# the source and stop.
 #
 #   build/iproute2-src/   Debian's iproute2 source, as dpkg-source unpacks it
 #   build/iproute2/       a copy with every patch of tc-patch/series applied
@@ -252,6 +254,8 @@ check_uapi() {
 mkdir -p "$BUILD"
 ensure_deps
 fetch_source
+# tools/tc-patches.sh needs the pristine source only.
+[ "${1:-}" = --fetch-only ] && exit 0
 prepare_tree
 check_uapi
 build_tc

@@ -1,0 +1,678 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Deterministic Fair Sharing (DFS)
+ *
+ * Bedi, Roy, Shiva, "Mitigating congestion based DoS attacks with an
+ * enhanced AQM technique", Computer Communications, 2014.
+ *
+ * Copyright (C) 2026 sch_dfs developers <dev@sch-dfs.invalid>
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdbool.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <ctype.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <string.h>
+#include <stddef.h>
+#include <linux/pkt_sched_dfs.h>
+
+#include "utils.h"
+#include "tc_util.h"
+
+static const char * const dfs_keys[] = {
+	[TC_DFS_KEY_SRCDST]	= "srcdst",
+	[TC_DFS_KEY_SRC]	= "src",
+	[TC_DFS_KEY_DST]	= "dst",
+	[TC_DFS_KEY_5TUPLE]	= "5tuple",
+};
+
+static const char * const dfs_scheds[] = {
+	[TC_DFS_SCHED_FIFO]	= "fifo",
+	[TC_DFS_SCHED_FQ]	= "fq",
+};
+
+static const struct {
+	const char	*name;
+	int		attr;
+} dfs_fracs[] = {
+	{ "max_th",	TCA_DFS_MAX_TH },
+	{ "min_th",	TCA_DFS_MIN_TH },
+	{ "delta_i",	TCA_DFS_DELTA_I },
+	{ "delta_d",	TCA_DFS_DELTA_D },
+	{ "beta",	TCA_DFS_BETA },
+};
+
+/* The attribute of a fraction parameter, or -1. */
+static int dfs_frac_attr(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(dfs_fracs); i++)
+		if (strcmp(name, dfs_fracs[i].name) == 0)
+			return dfs_fracs[i].attr;
+	return -1;
+}
+
+static void explain(void)
+{
+	fprintf(stderr,
+		"Usage: ... dfs [ limit BYTES ] [ memory_limit BYTES ]\n"
+		"               [ flows NUMBER ] [ order NUMBER ]\n"
+		"               [ cache NUMBER ] [ key src|dst|srcdst|5tuple ]\n"
+		"               [ max_th FRACTION ] [ min_th FRACTION ]\n"
+		"               [ delta_i FRACTION ] [ delta_d FRACTION ]\n"
+		"               [ freeze_time TIME ] [ tolerance NUMBER ]\n"
+		"               [ beta FRACTION ] [ prune TIME ]\n"
+		"               [ rate_interval TIME ] [ [no]ecn ]\n"
+		"               [ bandwidth RATE ] [ sched fifo|fq ]\n"
+		"               [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
+		"FRACTION is a decimal number from 0 to 1, e.g. 0.04\n"
+		"bandwidth 0 makes the qdisc measure the link rate\n"
+		"quantum, target and interval apply to sched fq\n");
+}
+
+/* Numbers only: get_size() and friends take "-1", "inf" and "nan" too. */
+static bool dfs_numeric(const char *arg)
+{
+	return isdigit((unsigned char)arg[0]) ||
+	       (arg[0] == '.' && isdigit((unsigned char)arg[1]));
+}
+
+/*
+ * A decimal fraction from 0 to 1 with at most six decimals, scaled to
+ * TC_DFS_ONE. Parsed by hand so that "0.04" is exactly 40000.
+ */
+static int dfs_get_frac(__u32 *val, const char *arg)
+{
+	const char *p = arg;
+	__u32 ipart = 0, fpart = 0;
+	int digits = 0, decimals = 0;
+
+	while (isdigit((unsigned char)*p)) {
+		ipart = ipart * 10 + (*p++ - '0');
+		if (ipart > 1)
+			return -1;
+		digits++;
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			if (decimals < 6) {
+				fpart = fpart * 10 + (*p - '0');
+				decimals++;
+			} else if (*p != '0') {
+				return -1;
+			}
+			p++;
+			digits++;
+		}
+	}
+	if (!digits || *p)
+		return -1;
+	for (; decimals < 6; decimals++)
+		fpart *= 10;
+	if (ipart * TC_DFS_ONE + fpart > TC_DFS_ONE)
+		return -1;
+
+	*val = ipart * TC_DFS_ONE + fpart;
+	return 0;
+}
+
+static char *dfs_sprint_frac(__u32 val, char *buf)
+{
+	int len;
+
+	len = snprintf(buf, SPRINT_BSIZE, "%u.%06u",
+		       val / TC_DFS_ONE, val % TC_DFS_ONE);
+	while (buf[len - 1] == '0')
+		buf[--len] = '\0';
+	if (buf[len - 1] == '.')
+		buf[--len] = '\0';
+	return buf;
+}
+
+/*
+ * A time in microseconds. As with get_time(), a bare number is in
+ * microseconds; the suffixes s, ms, us and ns are understood.
+ */
+static int dfs_get_usecs(__u64 *usecs, const char *arg)
+{
+	char buf[64];
+	size_t len = strlen(arg);
+	__s64 nsecs;
+
+	if (!dfs_numeric(arg) || len > sizeof(buf) - 3)
+		return -1;
+	if (isdigit((unsigned char)arg[len - 1]) || arg[len - 1] == '.')
+		snprintf(buf, sizeof(buf), "%sus", arg);
+	else
+		snprintf(buf, sizeof(buf), "%s", arg);
+	if (get_time64(&nsecs, buf) || nsecs < 0)
+		return -1;
+
+	*usecs = nsecs / 1000;
+	return 0;
+}
+
+static char *dfs_sprint_msecs(__u32 msecs, char *buf)
+{
+	if (msecs && msecs % 1000 == 0)
+		snprintf(buf, SPRINT_BSIZE, "%us", msecs / 1000);
+	else
+		snprintf(buf, SPRINT_BSIZE, "%ums", msecs);
+	return buf;
+}
+
+static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
+			 struct nlmsghdr *n, const char *dev)
+{
+	__u32 opt[TCA_DFS_MAX + 1] = {};
+	bool set[TCA_DFS_MAX + 1] = {};
+	__u64 bandwidth = 0;
+	struct rtattr *tail;
+	__u64 t;
+	int i;
+
+	while (argc > 0) {
+		int frac = dfs_frac_attr(*argv);
+
+		if (strcmp(*argv, "limit") == 0) {
+			NEXT_ARG();
+			if (!dfs_numeric(*argv) ||
+			    get_size(&opt[TCA_DFS_LIMIT], *argv) ||
+			    opt[TCA_DFS_LIMIT] == 0) {
+				fprintf(stderr,
+					"Illegal \"limit\": \"%s\" is not a positive size in bytes\n",
+					*argv);
+				return -1;
+			}
+			set[TCA_DFS_LIMIT] = true;
+		} else if (strcmp(*argv, "memory_limit") == 0) {
+			NEXT_ARG();
+			if (!dfs_numeric(*argv) ||
+			    get_size(&opt[TCA_DFS_MEMORY_LIMIT], *argv) ||
+			    opt[TCA_DFS_MEMORY_LIMIT] == 0) {
+				fprintf(stderr,
+					"Illegal \"memory_limit\": \"%s\" is not a positive size in bytes\n",
+					*argv);
+				return -1;
+			}
+			set[TCA_DFS_MEMORY_LIMIT] = true;
+		} else if (strcmp(*argv, "flows") == 0) {
+			NEXT_ARG();
+			if (get_u32(&opt[TCA_DFS_FLOWS], *argv, 0) ||
+			    opt[TCA_DFS_FLOWS] == 0) {
+				fprintf(stderr, "Illegal \"flows\": \"%s\"\n", *argv);
+				return -1;
+			}
+			set[TCA_DFS_FLOWS] = true;
+		} else if (strcmp(*argv, "order") == 0) {
+			NEXT_ARG();
+			if (get_u32(&opt[TCA_DFS_ORDER], *argv, 0) ||
+			    opt[TCA_DFS_ORDER] < 2) {
+				fprintf(stderr,
+					"Illegal \"order\": \"%s\" (the B-tree minimum degree is at least 2)\n",
+					*argv);
+				return -1;
+			}
+			set[TCA_DFS_ORDER] = true;
+		} else if (strcmp(*argv, "cache") == 0) {
+			NEXT_ARG();
+			if (get_u32(&opt[TCA_DFS_CACHE], *argv, 0)) {
+				fprintf(stderr, "Illegal \"cache\": \"%s\"\n", *argv);
+				return -1;
+			}
+			set[TCA_DFS_CACHE] = true;
+		} else if (strcmp(*argv, "key") == 0) {
+			NEXT_ARG();
+			for (i = 0; i <= TC_DFS_KEY_MAX; i++)
+				if (strcmp(*argv, dfs_keys[i]) == 0)
+					break;
+			if (i > TC_DFS_KEY_MAX) {
+				fprintf(stderr,
+					"Illegal \"key\": \"%s\" (use src, dst, srcdst or 5tuple)\n",
+					*argv);
+				return -1;
+			}
+			opt[TCA_DFS_KEY] = i;
+			set[TCA_DFS_KEY] = true;
+		} else if (frac > 0) {
+			const char *name = *argv;
+
+			NEXT_ARG();
+			if (dfs_get_frac(&opt[frac], *argv)) {
+				fprintf(stderr,
+					"Illegal \"%s\": \"%s\" is not a fraction from 0 to 1 with at most 6 decimals, e.g. 0.04\n",
+					name, *argv);
+				return -1;
+			}
+			if (frac == TCA_DFS_BETA && opt[frac] == 0) {
+				fprintf(stderr, "Illegal \"beta\": must be above 0\n");
+				return -1;
+			}
+			set[frac] = true;
+		} else if (strcmp(*argv, "freeze_time") == 0) {
+			NEXT_ARG();
+			if (dfs_get_usecs(&t, *argv) || t > UINT32_MAX) {
+				fprintf(stderr, "Illegal \"freeze_time\": \"%s\" is not a time\n",
+					*argv);
+				return -1;
+			}
+			opt[TCA_DFS_FREEZE_TIME] = t;
+			set[TCA_DFS_FREEZE_TIME] = true;
+		} else if (strcmp(*argv, "tolerance") == 0) {
+			NEXT_ARG();
+			if (get_u32(&opt[TCA_DFS_TOLERANCE], *argv, 0)) {
+				fprintf(stderr, "Illegal \"tolerance\": \"%s\"\n", *argv);
+				return -1;
+			}
+			set[TCA_DFS_TOLERANCE] = true;
+		} else if (strcmp(*argv, "prune") == 0) {
+			NEXT_ARG();
+			if (dfs_get_usecs(&t, *argv) || t / 1000 > UINT32_MAX) {
+				fprintf(stderr, "Illegal \"prune\": \"%s\" is not a time\n",
+					*argv);
+				return -1;
+			}
+			if (t && t < 1000) {
+				fprintf(stderr, "Illegal \"prune\": the resolution is 1ms\n");
+				return -1;
+			}
+			opt[TCA_DFS_PRUNE_INTERVAL] = t / 1000;
+			set[TCA_DFS_PRUNE_INTERVAL] = true;
+		} else if (strcmp(*argv, "rate_interval") == 0) {
+			NEXT_ARG();
+			if (dfs_get_usecs(&t, *argv) || t > UINT32_MAX || t == 0) {
+				fprintf(stderr,
+					"Illegal \"rate_interval\": \"%s\" is not a positive time\n",
+					*argv);
+				return -1;
+			}
+			opt[TCA_DFS_RATE_INTERVAL] = t;
+			set[TCA_DFS_RATE_INTERVAL] = true;
+		} else if (strcmp(*argv, "bandwidth") == 0) {
+			NEXT_ARG();
+			if (!dfs_numeric(*argv) || get_rate64(&bandwidth, *argv)) {
+				fprintf(stderr, "Illegal \"bandwidth\": \"%s\" is not a rate\n",
+					*argv);
+				return -1;
+			}
+			set[TCA_DFS_BANDWIDTH] = true;
+		} else if (strcmp(*argv, "sched") == 0) {
+			NEXT_ARG();
+			for (i = 0; i <= TC_DFS_SCHED_MAX; i++)
+				if (strcmp(*argv, dfs_scheds[i]) == 0)
+					break;
+			if (i > TC_DFS_SCHED_MAX) {
+				fprintf(stderr,
+					"Illegal \"sched\": \"%s\" (use fifo or fq)\n",
+					*argv);
+				return -1;
+			}
+			opt[TCA_DFS_SCHED] = i;
+			set[TCA_DFS_SCHED] = true;
+		} else if (strcmp(*argv, "quantum") == 0) {
+			NEXT_ARG();
+			if (!dfs_numeric(*argv) ||
+			    get_size(&opt[TCA_DFS_QUANTUM], *argv) ||
+			    opt[TCA_DFS_QUANTUM] == 0) {
+				fprintf(stderr,
+					"Illegal \"quantum\": \"%s\" is not a positive size in bytes\n",
+					*argv);
+				return -1;
+			}
+			set[TCA_DFS_QUANTUM] = true;
+		} else if (strcmp(*argv, "target") == 0 ||
+			   strcmp(*argv, "interval") == 0) {
+			int attr = strcmp(*argv, "target") == 0 ?
+				   TCA_DFS_TARGET : TCA_DFS_INTERVAL;
+			const char *name = *argv;
+
+			NEXT_ARG();
+			if (dfs_get_usecs(&t, *argv) || t > UINT32_MAX || t == 0) {
+				fprintf(stderr,
+					"Illegal \"%s\": \"%s\" is not a positive time\n",
+					name, *argv);
+				return -1;
+			}
+			opt[attr] = t;
+			set[attr] = true;
+		} else if (strcmp(*argv, "ecn") == 0) {
+			opt[TCA_DFS_ECN] = 1;
+			set[TCA_DFS_ECN] = true;
+		} else if (strcmp(*argv, "noecn") == 0) {
+			opt[TCA_DFS_ECN] = 0;
+			set[TCA_DFS_ECN] = true;
+		} else if (strcmp(*argv, "help") == 0) {
+			explain();
+			return -1;
+		} else {
+			fprintf(stderr, "What is \"%s\"?\n", *argv);
+			explain();
+			return -1;
+		}
+		argc--; argv++;
+	}
+
+	if (set[TCA_DFS_MIN_TH] && set[TCA_DFS_MAX_TH] &&
+	    opt[TCA_DFS_MIN_TH] > opt[TCA_DFS_MAX_TH]) {
+		fprintf(stderr, "\"min_th\" must not be above \"max_th\"\n");
+		return -1;
+	}
+
+	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
+	/* TCA_DFS_LIMIT to TCA_DFS_ECN are all u32. */
+	for (i = TCA_DFS_LIMIT; i <= TCA_DFS_ECN; i++)
+		if (set[i])
+			addattr_l(n, 1024, i, &opt[i], sizeof(opt[i]));
+	if (set[TCA_DFS_BANDWIDTH])
+		addattr64(n, 1024, TCA_DFS_BANDWIDTH, bandwidth);
+	/* and TCA_DFS_SCHED to TCA_DFS_MEMORY_LIMIT */
+	for (i = TCA_DFS_SCHED; i <= TCA_DFS_MEMORY_LIMIT; i++)
+		if (set[i])
+			addattr_l(n, 1024, i, &opt[i], sizeof(opt[i]));
+	addattr_nest_end(n, tail);
+	return 0;
+}
+
+static int dfs_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_DFS_MAX + 1];
+	__u32 val;
+	int i;
+
+	SPRINT_BUF(b1);
+
+	if (opt == NULL)
+		return 0;
+
+	parse_rtattr_nested(tb, TCA_DFS_MAX, opt);
+
+	for (i = 0; i <= TCA_DFS_MAX; i++)
+		if (tb[i] && i != TCA_DFS_BANDWIDTH &&
+		    RTA_PAYLOAD(tb[i]) < sizeof(__u32))
+			tb[i] = NULL;
+
+	if (tb[TCA_DFS_LIMIT]) {
+		val = rta_getattr_u32(tb[TCA_DFS_LIMIT]);
+		print_size(PRINT_ANY, "limit", "limit %s ", val);
+	}
+	if (tb[TCA_DFS_MEMORY_LIMIT]) {
+		val = rta_getattr_u32(tb[TCA_DFS_MEMORY_LIMIT]);
+		print_size(PRINT_ANY, "memory_limit", "memory_limit %s ", val);
+	}
+	if (tb[TCA_DFS_FLOWS]) {
+		val = rta_getattr_u32(tb[TCA_DFS_FLOWS]);
+		print_uint(PRINT_ANY, "flows", "flows %u ", val);
+	}
+	if (tb[TCA_DFS_ORDER]) {
+		val = rta_getattr_u32(tb[TCA_DFS_ORDER]);
+		print_uint(PRINT_ANY, "order", "order %u ", val);
+	}
+	if (tb[TCA_DFS_CACHE]) {
+		val = rta_getattr_u32(tb[TCA_DFS_CACHE]);
+		print_uint(PRINT_ANY, "cache", "cache %u ", val);
+	}
+	if (tb[TCA_DFS_KEY]) {
+		val = rta_getattr_u32(tb[TCA_DFS_KEY]);
+		if (val <= TC_DFS_KEY_MAX)
+			print_string(PRINT_ANY, "key", "key %s ", dfs_keys[val]);
+		else
+			print_uint(PRINT_ANY, "key", "key %u ", val);
+	}
+	for (i = 0; i < ARRAY_SIZE(dfs_fracs); i++) {
+		if (!tb[dfs_fracs[i].attr])
+			continue;
+		val = rta_getattr_u32(tb[dfs_fracs[i].attr]);
+		print_float(PRINT_JSON, dfs_fracs[i].name, NULL,
+			    (double)val / TC_DFS_ONE);
+		print_string(PRINT_FP, NULL, "%s ", dfs_fracs[i].name);
+		print_string(PRINT_FP, NULL, "%s ", dfs_sprint_frac(val, b1));
+	}
+	if (tb[TCA_DFS_FREEZE_TIME]) {
+		val = rta_getattr_u32(tb[TCA_DFS_FREEZE_TIME]);
+		print_uint(PRINT_JSON, "freeze_time", NULL, val);
+		print_string(PRINT_FP, NULL, "freeze_time %s ",
+			     sprint_time(val, b1));
+	}
+	if (tb[TCA_DFS_TOLERANCE]) {
+		val = rta_getattr_u32(tb[TCA_DFS_TOLERANCE]);
+		print_uint(PRINT_ANY, "tolerance", "tolerance %u ", val);
+	}
+	if (tb[TCA_DFS_PRUNE_INTERVAL]) {
+		val = rta_getattr_u32(tb[TCA_DFS_PRUNE_INTERVAL]);
+		print_uint(PRINT_JSON, "prune", NULL, val);
+		print_string(PRINT_FP, NULL, "prune %s ",
+			     dfs_sprint_msecs(val, b1));
+	}
+	if (tb[TCA_DFS_RATE_INTERVAL]) {
+		val = rta_getattr_u32(tb[TCA_DFS_RATE_INTERVAL]);
+		print_uint(PRINT_JSON, "rate_interval", NULL, val);
+		print_string(PRINT_FP, NULL, "rate_interval %s ",
+			     sprint_time(val, b1));
+	}
+	if (tb[TCA_DFS_ECN]) {
+		val = rta_getattr_u32(tb[TCA_DFS_ECN]);
+		print_bool(PRINT_JSON, "ecn", NULL, !!val);
+		print_string(PRINT_FP, NULL, "%s ", val ? "ecn" : "noecn");
+	}
+	if (tb[TCA_DFS_BANDWIDTH] &&
+	    RTA_PAYLOAD(tb[TCA_DFS_BANDWIDTH]) >= sizeof(__u64)) {
+		__u64 bw = rta_getattr_u64(tb[TCA_DFS_BANDWIDTH]);
+
+		tc_print_rate(PRINT_ANY, "bandwidth", "bandwidth %s ", bw);
+	}
+	if (tb[TCA_DFS_SCHED]) {
+		val = rta_getattr_u32(tb[TCA_DFS_SCHED]);
+		if (val <= TC_DFS_SCHED_MAX)
+			print_string(PRINT_ANY, "sched", "sched %s ",
+				     dfs_scheds[val]);
+		else
+			print_uint(PRINT_ANY, "sched", "sched %u ", val);
+		/* the flow scheduler's parameters mean nothing in fifo */
+		if (val != TC_DFS_SCHED_FQ)
+			return 0;
+	}
+	if (tb[TCA_DFS_QUANTUM]) {
+		val = rta_getattr_u32(tb[TCA_DFS_QUANTUM]);
+		print_uint(PRINT_ANY, "quantum", "quantum %u ", val);
+	}
+	if (tb[TCA_DFS_TARGET]) {
+		val = rta_getattr_u32(tb[TCA_DFS_TARGET]);
+		print_uint(PRINT_JSON, "target", NULL, val);
+		print_string(PRINT_FP, NULL, "target %s ", sprint_time(val, b1));
+	}
+	if (tb[TCA_DFS_INTERVAL]) {
+		val = rta_getattr_u32(tb[TCA_DFS_INTERVAL]);
+		print_uint(PRINT_JSON, "interval", NULL, val);
+		print_string(PRINT_FP, NULL, "interval %s ",
+			     sprint_time(val, b1));
+	}
+
+	return 0;
+}
+
+/* Whether a kernel that sent len bytes of xstats knows about member. */
+#define DFS_HAS(len, member) \
+	((len) >= offsetof(struct tc_dfs_xstats, member) + \
+		  sizeof(((struct tc_dfs_xstats *)0)->member))
+
+static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
+{
+	SPRINT_BUF(b1);
+
+#define QD_U32(field, fmt) \
+	do { \
+		if (DFS_HAS(len, qdisc_stats.field)) \
+			print_uint(PRINT_ANY, #field, fmt, st->field); \
+	} while (0)
+#define QD_U64(field, fmt) \
+	do { \
+		if (DFS_HAS(len, qdisc_stats.field)) \
+			print_u64(PRINT_ANY, #field, fmt, st->field); \
+	} while (0)
+
+	QD_U32(flows, "  flows %u");
+	QD_U32(btree_flows, " btree_flows %u");
+	QD_U32(cache_flows, " cache_flows %u");
+	QD_U32(malicious, " malicious %u");
+	QD_U32(trending, " trending %u");
+	QD_U32(active_flows, " active_flows %u");
+	QD_U32(btree_height, " btree_height %u");
+	print_nl();
+	if (DFS_HAS(len, qdisc_stats.wfs))
+		print_size(PRINT_ANY, "wfs", "  wfs %s", st->wfs);
+	if (DFS_HAS(len, qdisc_stats.fair_rate))
+		tc_print_rate(PRINT_ANY, "fair_rate", " fair_rate %s",
+			      st->fair_rate);
+	QD_U64(new_flows, " new_flows %llu");
+	QD_U64(pruned, " pruned %llu");
+	QD_U64(ecn_marked, " ecn_marked %llu");
+	if (DFS_HAS(len, qdisc_stats.memory_usage)) {
+		print_u64(PRINT_JSON, "memory_usage", NULL, st->memory_usage);
+		if (st->memory_usage <= UINT32_MAX)
+			print_string(PRINT_FP, NULL, " memory_usage %s",
+				     sprint_size(st->memory_usage, b1));
+		else
+			print_u64(PRINT_FP, NULL, " memory_usage %llub",
+				  st->memory_usage);
+	}
+	if (DFS_HAS(len, qdisc_stats.queue_memory)) {
+		print_u64(PRINT_JSON, "queue_memory", NULL, st->queue_memory);
+		if (st->queue_memory <= UINT32_MAX)
+			print_string(PRINT_FP, NULL, " queue_memory %s",
+				     sprint_size(st->queue_memory, b1));
+		else
+			print_u64(PRINT_FP, NULL, " queue_memory %llub",
+				  st->queue_memory);
+	}
+	print_nl();
+	QD_U64(drop_overlimit, "  drop_overlimit %llu");
+	QD_U64(drop_malicious, " drop_malicious %llu");
+	QD_U64(drop_wfs, " drop_wfs %llu");
+	QD_U64(flows_overflow, " flows_overflow %llu");
+	QD_U64(drop_overmemory, " drop_overmemory %llu");
+	if (DFS_HAS(len, qdisc_stats.drop_nomem)) {
+		print_nl();
+		QD_U64(fq_flows, "  fq_flows %llu");
+		QD_U64(fq_new_flows, " fq_new_flows %llu");
+		QD_U64(codel_drops, " codel_drops %llu");
+		QD_U64(codel_marks, " codel_marks %llu");
+		QD_U64(drop_nomem, " drop_nomem %llu");
+	}
+
+#undef QD_U32
+#undef QD_U64
+}
+
+static const char *dfs_proto_name(__u8 proto)
+{
+	switch (proto) {
+	case IPPROTO_ICMP:	return "icmp";
+	case IPPROTO_TCP:	return "tcp";
+	case IPPROTO_UDP:	return "udp";
+	case IPPROTO_DCCP:	return "dccp";
+	case IPPROTO_ICMPV6:	return "icmpv6";
+	case IPPROTO_SCTP:	return "sctp";
+	case IPPROTO_UDPLITE:	return "udplite";
+	default:		return NULL;
+	}
+}
+
+static void dfs_print_cl_xstats(const struct tc_dfs_cl_stats *st, size_t len)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	const char *proto;
+
+	SPRINT_BUF(b1);
+
+	if (!DFS_HAS(len, class_stats.dst))
+		return;
+
+	if (st->family == AF_INET || st->family == AF_INET6) {
+		print_string(PRINT_JSON, "family", NULL,
+			     st->family == AF_INET ? "inet" : "inet6");
+		if (!inet_ntop(st->family, st->src, src, sizeof(src)))
+			strcpy(src, "?");
+		if (!inet_ntop(st->family, st->dst, dst, sizeof(dst)))
+			strcpy(dst, "?");
+		print_string(PRINT_ANY, "src", "  src %s", src);
+		if (st->sport)
+			print_uint(PRINT_ANY, "sport", " sport %u",
+				   ntohs(st->sport));
+		print_string(PRINT_ANY, "dst", " dst %s", dst);
+		if (st->dport)
+			print_uint(PRINT_ANY, "dport", " dport %u",
+				   ntohs(st->dport));
+	} else {
+		print_string(PRINT_ANY, "family", "  %s", "non-ip");
+	}
+
+	if (st->proto) {
+		print_uint(PRINT_JSON, "proto", NULL, st->proto);
+		proto = dfs_proto_name(st->proto);
+		if (proto)
+			print_string(PRINT_FP, NULL, " proto %s", proto);
+		else
+			print_uint(PRINT_FP, NULL, " proto %u", st->proto);
+	}
+
+	if (DFS_HAS(len, class_stats.pm)) {
+		print_float(PRINT_JSON, "pm", NULL, (double)st->pm / TC_DFS_ONE);
+		print_string(PRINT_FP, NULL, " pm %s",
+			     dfs_sprint_frac(st->pm, b1));
+	}
+	if (DFS_HAS(len, class_stats.backlog))
+		print_size(PRINT_ANY, "backlog", " backlog %s", st->backlog);
+	if (DFS_HAS(len, class_stats.bitrate))
+		tc_print_rate(PRINT_ANY, "bitrate", " bitrate %s", st->bitrate);
+
+	open_json_array(PRINT_JSON, "flags");
+	if (st->flags & TC_DFS_FLOW_MALICIOUS)
+		print_string(PRINT_ANY, NULL, " %s", "malicious");
+	if (st->flags & TC_DFS_FLOW_TRENDING)
+		print_string(PRINT_ANY, NULL, " %s", "trending");
+	close_json_array(PRINT_JSON, NULL);
+}
+
+static int dfs_print_xstats(struct qdisc_util *qu, FILE *f,
+			    struct rtattr *xstats)
+{
+	struct tc_dfs_xstats st = {};
+	size_t len;
+
+	if (xstats == NULL)
+		return 0;
+
+	/* Older kernels send less, newer ones may send more: copy what fits. */
+	len = RTA_PAYLOAD(xstats);
+	if (len < sizeof(st.type))
+		return -1;
+	memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
+
+	switch (st.type) {
+	case TCA_DFS_XSTATS_QDISC:
+		dfs_print_qd_xstats(&st.qdisc_stats, len);
+		break;
+	case TCA_DFS_XSTATS_CLASS:
+		dfs_print_cl_xstats(&st.class_stats, len);
+		break;
+	default:
+		print_uint(PRINT_ANY, "xstats_type", "  unknown xstats type %u",
+			   st.type);
+		break;
+	}
+	return 0;
+}
+
+struct qdisc_util dfs_qdisc_util = {
+	.id		= "dfs",
+	.parse_qopt	= dfs_parse_opt,
+	.print_qopt	= dfs_print_opt,
+	.print_xstats	= dfs_print_xstats,
+};
