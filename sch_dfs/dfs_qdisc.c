@@ -40,6 +40,7 @@
 #include <linux/timer.h>
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
+#include <linux/workqueue.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -71,6 +72,8 @@
  * "flows" once it has any.
  */
 #define DFS_REBUILD_MAX		SZ_64K
+/* Reset and destroy free a B-tree of more flows than this in a worker. */
+#define DFS_FREE_INLINE		4096
 #define DFS_DEFAULT_TARGET_US	(5 * USEC_PER_MSEC)
 #define DFS_DEFAULT_INTERVAL_US	(100 * USEC_PER_MSEC)
 #define DFS_QUANTUM_MIN		256
@@ -507,6 +510,61 @@ static void dfs_free_flow_cb(struct dfs_flow *flow, void *arg)
 	dfs_flow_free(arg, flow);
 }
 
+/*
+ * A B-tree of flows to free, taken from a qdisc being reset or destroyed:
+ * up to "flows" (16M) flows and their nodes, which reset would otherwise
+ * free under the qdisc lock with BH off, for a second or more.  The
+ * flows hold no packets by then (sched fq's queues are purged first).
+ */
+struct dfs_grave {
+	struct work_struct	work;
+	struct dfs_btree	tree;
+	struct kmem_cache	*cachep;	/* of its flows */
+	u32			freed;
+};
+
+/* Drained by module exit before the flow caches go. */
+static struct workqueue_struct *dfs_free_wq;
+
+static void dfs_grave_free_flow(struct dfs_flow *flow, void *arg)
+{
+	struct dfs_grave *g = arg;
+
+	kmem_cache_free(g->cachep, flow);
+	if (!(++g->freed % DFS_FREE_INLINE))
+		cond_resched();
+}
+
+static void dfs_grave_work(struct work_struct *work)
+{
+	struct dfs_grave *g = container_of(work, struct dfs_grave, work);
+
+	dfs_btree_destroy(&g->tree, dfs_grave_free_flow, g);
+	kfree(g);
+}
+
+/* Hand a large B-tree to the worker; a small one, or one without memory
+ * for the hand-over, is freed here.
+ */
+static void dfs_btree_bury(struct dfs_sched_data *q)
+{
+	struct dfs_grave *g;
+
+	if (q->btree.count > DFS_FREE_INLINE) {
+		g = kzalloc(sizeof(*g), GFP_ATOMIC | __GFP_NOWARN);
+		if (g) {
+			INIT_WORK(&g->work, dfs_grave_work);
+			g->tree = q->btree;
+			g->cachep = q->flow_cachep;
+			q->nflows -= q->btree.count;
+			dfs_btree_init(&q->btree, q->btree.order);
+			queue_work(dfs_free_wq, &g->work);
+			return;
+		}
+	}
+	dfs_btree_destroy(&q->btree, dfs_free_flow_cb, q);
+}
+
 /* Forget every flow, and free what sched fq still holds. */
 static void dfs_flows_destroy(struct Qdisc *sch)
 {
@@ -524,7 +582,7 @@ static void dfs_flows_destroy(struct Qdisc *sch)
 			dfs_flow_free(q, flow);
 		}
 	}
-	dfs_btree_destroy(&q->btree, dfs_free_flow_cb, q);
+	dfs_btree_bury(q);
 	memset(&q->overflow, 0, sizeof(q->overflow));
 	dfs_flow_init(&q->overflow.flow, &q->params, ktime_get_ns());
 	q->malicious = 0;
@@ -1278,19 +1336,27 @@ static int __init dfs_module_init(void)
 	dfs_flow_cachep = KMEM_CACHE(dfs_flow, 0);
 	dfs_flow_fq_cachep = KMEM_CACHE(dfs_flow_fq, 0);
 	dfs_fq_cachep = KMEM_CACHE(dfs_fq, 0);
-	if (!dfs_flow_cachep || !dfs_flow_fq_cachep || !dfs_fq_cachep) {
-		dfs_caches_destroy();
-		return -ENOMEM;
+	dfs_free_wq = alloc_workqueue("dfs_free", WQ_UNBOUND, 0);
+	if (!dfs_flow_cachep || !dfs_flow_fq_cachep || !dfs_fq_cachep ||
+	    !dfs_free_wq) {
+		err = -ENOMEM;
+		goto err;
 	}
 	err = register_qdisc(&dfs_qdisc_ops);
 	if (err)
-		dfs_caches_destroy();
+		goto err;
+	return 0;
+err:
+	if (dfs_free_wq)
+		destroy_workqueue(dfs_free_wq);
+	dfs_caches_destroy();
 	return err;
 }
 
 static void __exit dfs_module_exit(void)
 {
 	unregister_qdisc(&dfs_qdisc_ops);
+	destroy_workqueue(dfs_free_wq);	/* the last flows freed */
 	dfs_caches_destroy();
 }
 

@@ -25,7 +25,9 @@
 #
 # Last, with more than 65536 flows known (the flood, "flows 100000"), a
 # new order or cache size is refused with a message and changes nothing:
-# it would move every flow under the qdisc lock.
+# it would move every flow under the qdisc lock.  The qdisc is then
+# deleted: its 100,000 flows are freed by a worker, not under the qdisc
+# lock, and the dfs_flow_fq slab must come back to where it started.
 #
 # It found a bug: at ~61 kpps all four TCP flows were marked malicious
 # (0%; 92% at ~38 kpps).  The spoofed packets that hit flows already in
@@ -220,5 +222,23 @@ check_err $? "a refused change changed the qdisc"
 [ "$KNOWN" -gt 65536 ]
 check_err $? "only $KNOWN flows known"
 log_test "$KNOWN flows known: order and cache changes refused"
+
+RET=0
+SLAB2=$(slab_objects)
+t0=$(date +%s%N)
+in_ns r tc qdisc del dev "$R_OUT" root
+check_err $? "delete with $KNOWN flows"
+t1=$(date +%s%N)
+if [ "$SLAB0" -ge 0 ]; then
+	for ((i = 0; i < 80; i++)); do
+		SLAB3=$(slab_objects)
+		[ $((SLAB3 - SLAB0)) -le $((FLOWS / 4)) ] && break
+		sleep 0.25
+	done
+	[ $((SLAB3 - SLAB0)) -le $((FLOWS / 4)) ]
+	check_err $? "dfs_flow_fq slab at $SLAB3 objects 20 s after the delete (from $SLAB0)"
+fi
+log_info "tc qdisc del returned in $(((t1 - t0) / 1000000)) ms; dfs_flow_fq slab $SLAB2 -> ${SLAB3:-?} objects"
+log_test "deleted with $KNOWN flows: every flow freed"
 
 ksft_exit
