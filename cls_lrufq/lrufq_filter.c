@@ -254,16 +254,17 @@ static int lrufq_change(struct net *net, struct sk_buff *in_skb,
 	pin_rate = old ? old->lru.pin_rate : 0;
 	if (tb[TCA_LRUFQ_PIN_RATE])
 		pin_rate = nla_get_u64(tb[TCA_LRUFQ_PIN_RATE]);
-	if (window_us && window_us < LRUFQ_WINDOW_MIN_NS / NSEC_PER_USEC) {
-		NL_SET_ERR_MSG_MOD(extack, "window must be 0 or at least 1ms");
-		err = -EINVAL;
-		goto err_lru;
-	}
 
 	err = lrufq_lru_init(&new->lru, cache, threshold, prob,
 			     (u64)window_us * NSEC_PER_USEC, pin_rate);
 	if (err) {
-		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the cache");
+		/* The policy bounds the rest: the core refuses only a
+		 * window under LRUFQ_WINDOW_MIN_NS.
+		 */
+		if (err == -EINVAL)
+			NL_SET_ERR_MSG_MOD(extack, "window must be 0 or at least 1ms");
+		else
+			NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the cache");
 		goto err_lru;
 	}
 	spin_lock_init(&new->lock);

@@ -34,7 +34,6 @@ int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 	l->threshold = threshold;
 	l->prob = prob;
 	l->window = window;
-	l->window_units = window >> LRUFQ_UNIT_SHIFT;
 	l->pin_rate = pin_rate;
 	return 0;
 }
@@ -175,7 +174,7 @@ static void lrufq_count(struct lrufq_lru *l, struct lrufq_entry *e, u64 now)
 static bool lrufq_heavy(const struct lrufq_lru *l,
 			const struct lrufq_entry *e, u64 now)
 {
-	u64 w = l->window_units, gone, left;
+	u64 w = l->window >> LRUFQ_UNIT_SHIFT, gone, left;
 
 	if (!l->window)
 		return e->count > l->threshold;

@@ -31,6 +31,7 @@
 
 #include "core_env.h"
 #include <net/flowkey.h>
+#include <linux/pkt_cls_lrufq.h>
 
 #define LRUFQ_NIL		U32_MAX
 #define LRUFQ_RATE_WINDOW_NS	(100 * NSEC_PER_MSEC)
@@ -39,7 +40,7 @@
  */
 #define LRUFQ_UNIT_SHIFT	10
 #define LRUFQ_WINDOW_MIN_NS	NSEC_PER_MSEC
-#define LRUFQ_WINDOW_MAX_NS	(60 * NSEC_PER_SEC)
+#define LRUFQ_WINDOW_MAX_NS	((u64)TC_LRUFQ_WINDOW_MAX * NSEC_PER_USEC)
 
 struct lrufq_entry {
 	struct flowkey	key;
@@ -76,7 +77,6 @@ struct lrufq_lru {
 	u32			threshold;	/* packets */
 	u32			prob;		/* U32_MAX = 1.0 */
 	u64			window;		/* ns, 0: since admission */
-	u64			window_units;	/* window >> LRUFQ_UNIT_SHIFT */
 	u64			pin_rate;	/* bytes/s, 0: no pinning */
 	u32			pinned;
 	struct lrufq_lru_stats	stats;
