@@ -41,6 +41,7 @@
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
 #include <linux/workqueue.h>
+#include <linux/stringify.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -71,7 +72,7 @@
  * BH off: at most this many (tens of ms), as fq_codel refuses a new
  * "flows" once it has any.
  */
-#define DFS_REBUILD_MAX		SZ_64K
+#define DFS_REBUILD_MAX		65536	/* decimal: the extack names it */
 /* Reset and destroy free a B-tree of more flows than this in a worker. */
 #define DFS_FREE_INLINE		4096
 #define DFS_DEFAULT_TARGET_US	(5 * USEC_PER_MSEC)
@@ -1024,7 +1025,9 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 		sch_tree_unlock(sch);
 		dfs_cache_free(&nc);
 		NL_SET_ERR_MSG_MOD(extack,
-				   "order and cache change with at most 65536 flows known; replace the qdisc");
+				   "order and cache change with at most "
+				   __stringify(DFS_REBUILD_MAX)
+				   " flows known; replace the qdisc");
 		return -EBUSY;
 	}
 	/* The one step that can fail goes first: nothing has changed yet. */
