@@ -183,12 +183,7 @@ memory_run()
 	pg_start r
 	for ((i = 0; i < 10; i++)); do
 		sleep 0.5
-		read -r m q <<<"$(in_ns r tc -j -s qdisc show dev "$R_OUT" |
-			python3 -c '
-import json, sys
-for x in json.load(sys.stdin):
-    if x["kind"] == "dfs":
-        print(x.get("queue_memory", -1), x.get("qlen", -1))')"
+		read -r m q <<<"$(dfs_json queue_memory qlen)"
 		[ "$m" -gt "$max" ] && max=$m
 		[ "$q" -gt "$qmax" ] && qmax=$q
 	done
