@@ -32,6 +32,7 @@ typedef unsigned int gfp_t;
 #define GFP_KERNEL_ACCOUNT	0u
 #define __GFP_NOWARN	0u
 #define U32_MAX		0xffffffffU
+#define U64_MAX		0xffffffffffffffffULL
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
@@ -46,6 +47,7 @@ typedef unsigned int gfp_t;
 #define max(a, b)	((a) > (b) ? (a) : (b))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define BIT(n)		(1UL << (n))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
 

@@ -10,6 +10,7 @@
 #include <time.h>
 #include "dfs_btree.h"
 #include "dfs_cache.h"
+#include "xorshift.h"
 
 
 static double now_ns(void)
@@ -20,15 +21,6 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static u64 rng = 88172645463325252ULL;
-
-static u64 xorshift(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 /*
  * Flood traffic: @c malicious flows in the cache, the others in a tree of

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness of sch_hishape's cores, in three parts; an input's
+ * first byte picks one:
+ *
+ * - A table of IPv4 and IPv6 ranges built from the input (bounds, gaps,
+ *   lengths up to the whole space, rates and bursts in and out of range,
+ *   ranges out of order): every add must be refused exactly when a range
+ *   is reversed, overlaps or follows no previous end, or its rate or
+ *   burst is out of range, and a refusal must leave the table as it was.
+ *   Then lookups (at the bounds of ranges, one past them, and anywhere)
+ *   against a linear search.
+ * - The heap: adds, new times and deletions against an array scanned for
+ *   its minimum.
+ * - One range's token bucket driven by packets up to 1 MB long, at any
+ *   rate and burst, with gaps up to days: each packet leaves at the
+ *   earliest time it fits, and that time is checked to be the earliest
+ *   (a nanosecond before, it does not fit); after each, the bucket never
+ *   owes more than its depth (tat - now <= the cost of max(burst, len)),
+ *   computed with 128-bit integers.
+ */
+#include "hishape_table.h"
+#include "hishape_heap.h"
+#include "fuzz_input.h"
+
+typedef unsigned __int128 u128;
+
+#define NMAX	64
+#define HCAP	32
+/*
+ * Packets up to 1 MB (a GSO packet is at most 512 KB).  Beyond, at 1 B/s
+ * a few packets would take the clock past 2^64 ns: the qdisc's clock is
+ * the uptime, and tat stays within a packet's cost of it.
+ */
+#define LEN_MAX	(1U << 20)
+
+static u128 to128(const struct hishape_in6 *a)
+{
+	return ((u128)a->hi << 64) | a->lo;
+}
+
+static struct hishape_in6 from128(u128 v)
+{
+	struct hishape_in6 a = { .hi = v >> 64, .lo = (u64)v };
+
+	return a;
+}
+
+/* An address near a range's bound, or anywhere: a tenth of the time. */
+static u128 pick(struct input *in, const u128 *s, const u128 *e, u32 n,
+		 u128 space)
+{
+	u32 k = get(in, 1);
+	u128 base, d = get(in, 1) % 3;
+
+	if (!n || k % 10 == 9)
+		return (((u128)get(in, 8) << 64) | get(in, 8)) & space;
+	base = k & 1 ? e[k % n] : s[k % n];
+	/* base - 1, base, base + 1, wrapping within the family's space */
+	return (base + d - 1) & space;
+}
+
+static void fuzz_table(struct input *in)
+{
+	u32 max4 = get(in, 1) % (NMAX + 1), max6 = get(in, 1) % (NMAX + 1);
+	struct hishape_table *t = hishape_table_alloc(max4, max6, GFP_KERNEL);
+	u128 s4[NMAX], e4[NMAX], s6[NMAX], e6[NMAX];
+	u32 n4 = 0, n6 = 0, i, tries;
+	u128 next4 = 0, next6 = 0;
+	bool done4 = false, done6 = false;
+
+	FUZZ_ASSERT(t);
+	for (tries = 0; tries < 3 * NMAX; tries++) {
+		bool v6 = get(in, 1) & 1;
+		u32 op = get(in, 1);
+		u64 rate = op & 1 ? get(in, 8) : range(in, 4, 1, 1U << 31);
+		u32 burst = op & 2 ? get(in, 4) : get(in, 2);
+		u128 space = v6 ? ~(u128)0 : U32_MAX;
+		u128 start, end, len, *next = v6 ? &next6 : &next4;
+		bool done = v6 ? done6 : done4;
+		u32 n = v6 ? n6 : n4, max = v6 ? max6 : max4;
+		enum hishape_add_err want, got;
+
+		/* mostly after the last end, sometimes anywhere */
+		start = op & 4 ? (((u128)get(in, 8) << 64) | get(in, 8)) & space :
+			*next + get(in, 1) % 4;
+		len = op & 8 ? (((u128)get(in, 8) << 64) | get(in, 8)) & space :
+		      get(in, 1) % 16;
+		start &= space;
+		end = start + len > space || start + len < start ? space :
+		      start + len;
+		if (op & 16)		/* reversed */
+			end = start ? start - 1 : 0;
+
+		if (n == max)
+			want = HISHAPE_ADD_FULL;
+		else if (start > end)
+			want = HISHAPE_ADD_REVERSED;
+		else if (n && (done || start < *next))
+			want = HISHAPE_ADD_UNSORTED;
+		else if (rate < HISHAPE_RATE_MIN || rate > HISHAPE_RATE_MAX)
+			want = HISHAPE_ADD_RATE;
+		else if (burst > HISHAPE_BURST_MAX)
+			want = HISHAPE_ADD_BURST;
+		else
+			want = HISHAPE_ADD_OK;
+
+		if (v6) {
+			struct hishape_in6 a = from128(start), b = from128(end);
+
+			got = hishape_table_add6(t, &a, &b, rate, burst);
+		} else {
+			got = hishape_table_add4(t, start, end, rate, burst);
+		}
+		FUZZ_ASSERT(got == want);
+		if (got != HISHAPE_ADD_OK)
+			continue;
+		if (v6) {
+			s6[n6] = start;
+			e6[n6++] = end;
+			done6 = end == space;
+		} else {
+			s4[n4] = start;
+			e4[n4++] = end;
+			done4 = end == space;
+		}
+		*next = end + 1;
+	}
+	FUZZ_ASSERT(t->n4 == n4 && t->n6 == n6);
+	for (i = 0; i < n4; i++)
+		FUZZ_ASSERT(t->start4[i] == s4[i] && t->end4[i] == e4[i] &&
+			    t->range[i].slot == HISHAPE_NONE);
+	for (i = 0; i < n6; i++)
+		FUZZ_ASSERT(to128(&t->start6[i]) == s6[i] &&
+			    to128(&t->end6[i]) == e6[i]);
+
+	for (i = 0; i < 64; i++) {
+		u32 a4 = pick(in, s4, e4, n4, U32_MAX), want4 = HISHAPE_NONE, k;
+		u128 a6 = pick(in, s6, e6, n6, ~(u128)0);
+		struct hishape_in6 x = from128(a6);
+		u32 want6 = HISHAPE_NONE;
+
+		for (k = 0; k < n4; k++)
+			if (s4[k] <= a4 && a4 <= e4[k])
+				want4 = k;
+		for (k = 0; k < n6; k++)
+			if (s6[k] <= a6 && a6 <= e6[k])
+				want6 = max4 + k;
+		FUZZ_ASSERT(hishape_lookup4(t, a4) == want4);
+		FUZZ_ASSERT(hishape_lookup6(t, &x) == want6);
+	}
+	hishape_table_free(t);
+}
+
+static void fuzz_heap(struct input *in)
+{
+	struct hishape_heap h;
+	u64 ref[HCAP];
+	bool inh[HCAP] = { false };
+	u32 steps = get(in, 1), i, j, cap = 1 + get(in, 1) % HCAP;
+
+	FUZZ_ASSERT(!hishape_heap_init(&h, cap, GFP_KERNEL));
+	for (i = 0; i < steps; i++) {
+		u32 s = get(in, 1) % cap, op = get(in, 1) % 4;
+		u64 t = op & 1 ? get(in, 8) : get(in, 1);
+		u64 min = U64_MAX;
+		u32 in_heap = 0;
+
+		if (!inh[s]) {
+			hishape_heap_add(&h, s, t);
+			ref[s] = t;
+			inh[s] = true;
+		} else if (op < 3) {
+			hishape_heap_set(&h, s, t);
+			ref[s] = t;
+		} else {
+			hishape_heap_del(&h, s);
+			inh[s] = false;
+		}
+		for (j = 0; j < cap; j++) {
+			FUZZ_ASSERT(hishape_heap_has(&h, j) == inh[j]);
+			if (!inh[j])
+				continue;
+			in_heap++;
+			min = min(min, ref[j]);
+			FUZZ_ASSERT(h.ent[h.pos[j]].slot == j &&
+				    h.ent[h.pos[j]].time == ref[j]);
+		}
+		FUZZ_ASSERT(in_heap == h.n);
+		if (h.n)
+			FUZZ_ASSERT(hishape_heap_first(&h)->time == min);
+	}
+	hishape_heap_destroy(&h);
+}
+
+static void fuzz_rate(struct input *in)
+{
+	struct hishape_rate r;
+	u64 rate = range(in, 8, HISHAPE_RATE_MIN, HISHAPE_RATE_MAX);
+	u32 burst = get(in, 4) % (HISHAPE_BURST_MAX + 1);
+	u64 now = get(in, 5);	/* up to 12 days in */
+	u32 steps = get(in, 1), i;
+
+	hishape_rate_init(&r, rate, burst);
+	for (i = 0; i < steps; i++) {
+		u32 op = get(in, 1);
+		u32 len = 1 + (op & 1 ? get(in, 3) % LEN_MAX : get(in, 2) % 9000);
+		u64 gap = op & 2 ? get(in, 6) : get(in, 3);
+		u64 t, e, tat0 = r.tat;
+		u128 owed, depth;
+
+		/* about the depth of the bucket, where the slack changes sign */
+		if ((op & 12) == 12)
+			len = max_t(s64, 1, (s64)r.burst + (s64)(get(in, 1) % 3) - 1);
+		now += gap;
+		e = hishape_rate_eligible(&r, len);
+		t = max(now, e);
+		FUZZ_ASSERT(hishape_rate_fits(&r, t, len));
+		/* the earliest: a nanosecond before it, the packet waits */
+		if (e && e > now)
+			FUZZ_ASSERT(!hishape_rate_fits(&r, e - 1, len));
+		hishape_rate_charge(&r, t, len);
+		now = t;
+		FUZZ_ASSERT(r.tat >= tat0 && r.tat >= now);
+		owed = r.tat - now;
+		depth = max(hishape_rate_ns(&r, r.burst) + 1, hishape_rate_ns(&r, len));
+		FUZZ_ASSERT(owed <= depth);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct input in = { .p = data, .left = size };
+
+	/* one part per input: each gets the whole input, not the leftovers */
+	switch (get(&in, 1) % 3) {
+	case 0:
+		fuzz_table(&in);
+		break;
+	case 1:
+		fuzz_heap(&in);
+		break;
+	default:
+		fuzz_rate(&in);
+	}
+	return 0;
+}
