@@ -9,8 +9,9 @@
 #
 #	install    apt-get, offline: every dependency is already installed
 #	dkms       built and installed for $(uname -r), in updates/dkms
-#	modprobe   the three modules, MODULE_VERSION = the package's version
-#	tc         stock tc: dfs qdisc, stfq classes, lrufq filter, man page
+#	modprobe   the four modules, MODULE_VERSION = the package's version
+#	tc         stock tc: dfs qdisc, stfq classes, lrufq filter, hishape
+#	           with a ranges file, man pages
 #	remove     modprobe -r, apt-get purge: modules, DKMS tree and
 #	           plugins gone, stock tc no longer knows dfs
 #
@@ -33,7 +34,7 @@ source "$(dirname "$0")/lib.sh"
 
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 DEB_DIR=${DEB_DIR:-$REPO/build/deb}
-MODS=(sch_dfs sch_stfq cls_lrufq)
+MODS=(sch_dfs sch_stfq cls_lrufq sch_hishape)
 DEV=dkms-d0
 KVER=$(uname -r)
 
@@ -212,7 +213,7 @@ modinfo sch_dfs | grep -E '^(filename|version|vermagic|srcversion):' | sed 's/^/
 
 # --- stock tc with the packaged plugins ------------------------------------------
 RET=0
-for p in q_dfs q_stfq f_lrufq; do
+for p in q_dfs q_stfq f_lrufq q_hishape; do
 	[ -f "$PLUGIN_DIR/$p.so" ] && dpkg -S "$PLUGIN_DIR/$p.so" 2>/dev/null | grep -q '^sch-dfs-tc:'
 	check_err $? "$PLUGIN_DIR/$p.so is not there from sch-dfs-tc"
 done
@@ -263,10 +264,27 @@ check_err $? "tc qdisc del stfq failed"
 log_test "stock tc: stfq classes and lrufq filter"
 
 RET=0
+ranges=$(mktemp)
+printf '192.0.2.0/25 1mbit\n2001:db8::-2001:db8::ff 2mbit burst 4k\n' > "$ranges"
+$TC qdisc add dev $DEV root handle 1: hishape ranges "$ranges"
+check_err $? "$TC qdisc add dev $DEV root hishape ranges FILE failed"
+ping -q -c 3 -i 0.2 -W 1 192.0.2.2 >/dev/null 2>&1
+out=$($TC -s -d qdisc show dev $DEV)
+sed 's/^/INFO:   /' <<<"$out"
+grep -q "^qdisc hishape 1: root .*ranges 2 " <<<"$out"
+check_err $? "tc qdisc show lacks hishape and its 2 ranges"
+grep -q "range 192.0.2.0/25 rate 1Mbit" <<<"$out"
+check_err $? "tc -s -d qdisc show lacks the busy range"
+$TC qdisc del dev $DEV root
+check_err $? "tc qdisc del hishape failed"
+rm -f "$ranges"
+log_test "stock tc: hishape with a ranges file"
+
+RET=0
 page=$(man -w tc-dfs 2>/dev/null)
 [ -n "$page" ] && dpkg -S "$page" 2>/dev/null | grep -q '^sch-dfs-tc:'
 check_err $? "man -w tc-dfs: '$page'"
-for p in tc-stfq tc-lrufq; do
+for p in tc-stfq tc-lrufq tc-hishape; do
 	man -w $p >/dev/null 2>&1
 	check_err $? "man -w $p finds nothing"
 done
@@ -295,12 +313,12 @@ check_err $? "the packages are still installed"
 check_err $? "dkms status still lists sch-dfs: $(dkms status -m sch-dfs 2>&1)"
 [ ! -e /var/lib/dkms/sch-dfs ] && [ ! -e "/usr/src/sch-dfs-$VER" ]
 check_err $? "/var/lib/dkms/sch-dfs or /usr/src/sch-dfs-$VER left behind"
-left=$(ls /lib/modules/*/updates/dkms/{sch_dfs,sch_stfq,cls_lrufq}.ko* 2>/dev/null)
+left=$(ls /lib/modules/*/updates/dkms/{sch_dfs,sch_stfq,cls_lrufq,sch_hishape}.ko* 2>/dev/null)
 [ -z "$left" ]
 check_err $? "modules left behind: $left"
 modinfo -k "$KVER" sch_dfs >/dev/null 2>&1
 check_fail $? "modinfo still finds sch_dfs (depmod not run?)"
-left=$(ls "$PLUGIN_DIR"/{q_dfs,q_stfq,f_lrufq}.so 2>/dev/null)
+left=$(ls "$PLUGIN_DIR"/{q_dfs,q_stfq,f_lrufq,q_hishape}.so 2>/dev/null)
 [ -z "$left" ]
 check_err $? "plugins left behind: $left"
 man -w tc-dfs >/dev/null 2>&1

@@ -3,7 +3,7 @@
 #
 # build-modules.sh KDIR OUTDIR
 #
-# Build the three modules (and the selftests' test device) against the
+# Build the four modules (and the selftests' test device) against the
 # kernel tree KDIR from a copy of their sources in OUTDIR, with W=1, and
 # fail on any warning of the
 # compiler or of modpost: every kernel of the matrix builds warning-free.
@@ -26,7 +26,7 @@ while IFS= read -r -d '' f; do
 	case $f in compat/user/*) continue ;; esac	# userspace only
 	[ -f "$REPO/$f" ] || continue			# deleted in the worktree
 	(cd "$REPO" && cp -p --parents "$f" "$OUT")
-done < <(source_files "$REPO" Kbuild compat sch_dfs sch_stfq cls_lrufq include \
+done < <(source_files "$REPO" Kbuild compat sch_dfs sch_stfq cls_lrufq sch_hishape include \
 		      selftests/drivers)
 
 # The modules, then the selftests' test device and qdisc (never installed).
@@ -44,7 +44,7 @@ if grep -i 'warning' "$log" >&2; then
 fi
 uts=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 	"$KDIR/include/generated/utsrelease.h")
-for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko \
+for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko sch_hishape/sch_hishape.ko \
 	  selftests/drivers/pushback/pushback.ko \
 	  selftests/drivers/peekdrop/sch_peekdrop.ko; do
 	[ -f "$OUT/$ko" ] || { echo "build-modules: FAIL: no $ko" >&2; exit 1; }
@@ -59,4 +59,4 @@ for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko \
 		exit 1
 	fi
 done
-echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 3 modules and the test device and qdisc, W=1, no warning"
+echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 4 modules and the test device and qdisc, W=1, no warning"

@@ -120,10 +120,10 @@ while IFS= read -r -d '' f; do
 	case $f in compat/user/*|debian/changelog.in) continue ;; esac
 	install -D -m "$(stat -c %a "$ROOT/$f")" "$ROOT/$f" "$STAGE/$f"
 	n=$((n + 1))
-done < <(source_files "$ROOT" Kbuild compat include sch_dfs sch_stfq cls_lrufq \
+done < <(source_files "$ROOT" Kbuild compat include sch_dfs sch_stfq cls_lrufq sch_hishape \
 		      dkms.conf debian README.md)
 for f in Kbuild dkms.conf debian/control debian/rules sch_dfs/Kbuild \
-	 sch_stfq/Kbuild cls_lrufq/Kbuild; do
+	 sch_stfq/Kbuild cls_lrufq/Kbuild sch_hishape/Kbuild; do
 	[ -f "$STAGE/$f" ] || die "$f missing from the package sources"
 done
 echo "$VERSION" >"$STAGE/VERSION"

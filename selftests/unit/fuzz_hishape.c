@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness of sch_hishape's cores, in three parts; an input's
+ * libFuzzer harness of sch_hishape's cores, in two parts; an input's
  * first byte picks one:
  *
  * - A table of IPv4 and IPv6 ranges built from the input (bounds, gaps,
@@ -10,8 +10,6 @@
  *   burst is out of range, and a refusal must leave the table as it was.
  *   Then lookups (at the bounds of ranges, one past them, and anywhere)
  *   against a linear search.
- * - The heap: adds, new times and deletions against an array scanned for
- *   its minimum.
  * - One range's token bucket driven by packets up to 1 MB long, at any
  *   rate and burst, with gaps up to days: each packet leaves at the
  *   earliest time it fits, and that time is checked to be the earliest
@@ -20,13 +18,11 @@
  *   computed with 128-bit integers.
  */
 #include "hishape_table.h"
-#include "hishape_heap.h"
 #include "fuzz_input.h"
 
 typedef unsigned __int128 u128;
 
 #define NMAX	64
-#define HCAP	32
 /*
  * Packets up to 1 MB (a GSO packet is at most 512 KB).  Beyond, at 1 B/s
  * a few packets would take the clock past 2^64 ns: the qdisc's clock is
@@ -152,47 +148,6 @@ static void fuzz_table(struct input *in)
 	hishape_table_free(t);
 }
 
-static void fuzz_heap(struct input *in)
-{
-	struct hishape_heap h;
-	u64 ref[HCAP];
-	bool inh[HCAP] = { false };
-	u32 steps = get(in, 1), i, j, cap = 1 + get(in, 1) % HCAP;
-
-	FUZZ_ASSERT(!hishape_heap_init(&h, cap, GFP_KERNEL));
-	for (i = 0; i < steps; i++) {
-		u32 s = get(in, 1) % cap, op = get(in, 1) % 4;
-		u64 t = op & 1 ? get(in, 8) : get(in, 1);
-		u64 min = U64_MAX;
-		u32 in_heap = 0;
-
-		if (!inh[s]) {
-			hishape_heap_add(&h, s, t);
-			ref[s] = t;
-			inh[s] = true;
-		} else if (op < 3) {
-			hishape_heap_set(&h, s, t);
-			ref[s] = t;
-		} else {
-			hishape_heap_del(&h, s);
-			inh[s] = false;
-		}
-		for (j = 0; j < cap; j++) {
-			FUZZ_ASSERT(hishape_heap_has(&h, j) == inh[j]);
-			if (!inh[j])
-				continue;
-			in_heap++;
-			min = min(min, ref[j]);
-			FUZZ_ASSERT(h.ent[h.pos[j]].slot == j &&
-				    h.ent[h.pos[j]].time == ref[j]);
-		}
-		FUZZ_ASSERT(in_heap == h.n);
-		if (h.n)
-			FUZZ_ASSERT(hishape_heap_first(&h)->time == min);
-	}
-	hishape_heap_destroy(&h);
-}
-
 static void fuzz_rate(struct input *in)
 {
 	struct hishape_rate r;
@@ -233,15 +188,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct input in = { .p = data, .left = size };
 
 	/* one part per input: each gets the whole input, not the leftovers */
-	switch (get(&in, 1) % 3) {
-	case 0:
+	if (get(&in, 1) & 1)
 		fuzz_table(&in);
-		break;
-	case 1:
-		fuzz_heap(&in);
-		break;
-	default:
+	else
 		fuzz_rate(&in);
-	}
 	return 0;
 }

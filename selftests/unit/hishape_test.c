@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sch_hishape's cores: the range table (refusals, lookups at every
- * boundary, both families, against a linear search), a range's token
- * bucket (bursts, the long-run rate, the extremes of rate and length)
- * and the heap of backlogged ranges (against a linear scan).
+ * boundary, both families, against a linear search) and a range's token
+ * bucket (bursts, the long-run rate, the extremes of rate and length).
  */
 #include "hishape_table.h"
-#include "hishape_heap.h"
 #include "unit.h"
 #include "xorshift.h"
 
@@ -330,76 +328,6 @@ static void test_table_nomem(void)
 	      "more ranges than the bound");
 }
 
-/* ---- the heap ---- */
-
-static bool heap_sane(const struct hishape_heap *h, const u64 *ref, u32 cap)
-{
-	u32 i, in = 0;
-	u64 min = U64_MAX;
-
-	for (i = 0; i < h->n; i++) {
-		if (h->pos[h->ent[i].slot] != i)
-			return false;
-		if (i && h->ent[(i - 1) / 2].time > h->ent[i].time)
-			return false;
-		if (ref[h->ent[i].slot] != h->ent[i].time)
-			return false;
-	}
-	for (i = 0; i < cap; i++) {
-		if (ref[i] == U64_MAX)
-			continue;
-		in++;
-		min = min(min, ref[i]);
-	}
-	return in == h->n && (!in || h->ent[0].time == min);
-}
-
-static void test_heap_random(void)
-{
-	enum { CAP = 97 };
-	struct hishape_heap h;
-	u64 ref[CAP];
-	u32 i, bad = 0;
-
-	CHECK(!hishape_heap_init(&h, CAP, GFP_KERNEL), "init");
-	for (i = 0; i < CAP; i++)
-		ref[i] = U64_MAX;
-	for (i = 0; i < 200000; i++) {
-		u32 s = xorshift() % CAP;
-		u64 t = xorshift() % 1000;	/* many equal times */
-
-		if (!hishape_heap_has(&h, s)) {
-			hishape_heap_add(&h, s, t);
-			ref[s] = t;
-		} else if (xorshift() % 3) {
-			hishape_heap_set(&h, s, t);
-			ref[s] = t;
-		} else {
-			hishape_heap_del(&h, s);
-			ref[s] = U64_MAX;
-		}
-		if (!heap_sane(&h, ref, CAP))
-			bad++;
-	}
-	CHECK(!bad, "%u of 200000 steps left the heap inconsistent", bad);
-	/* draining by the earliest gives times in order */
-	{
-		u64 last = 0;
-
-		while (h.n) {
-			const struct hishape_hent *e = hishape_heap_first(&h);
-
-			CHECK(e->time >= last, "out of order");
-			last = e->time;
-			hishape_heap_del(&h, e->slot);
-		}
-	}
-	hishape_heap_destroy(&h);
-	dfs_user_alloc_fail_every = 1;
-	CHECK(hishape_heap_init(&h, 4, GFP_KERNEL) == -ENOMEM, "nomem");
-	dfs_user_alloc_fail_every = 0;
-}
-
 int main(void)
 {
 	TEST(test_rate_roundtrip);
@@ -410,6 +338,5 @@ int main(void)
 	TEST(test_lookup4_edges);
 	TEST(test_lookup_random);
 	TEST(test_table_nomem);
-	TEST(test_heap_random);
 	return unit_summary("hishape_test");
 }
