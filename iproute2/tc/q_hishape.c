@@ -293,15 +293,105 @@ static void hishape_chunk(struct nlmsghdr *m, const struct hishape_file *f,
 	free(buf);
 }
 
+/* The options given, to be sent with the table's commit. */
+struct hishape_opts {
+	__u32	match, dflt, limit, pass, memory;
+	bool	has_match, has_dflt;
+};
+
+static void hishape_put_opts(struct nlmsghdr *n, const struct hishape_opts *o)
+{
+	if (o->has_match)
+		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_MATCH, o->match);
+	if (o->has_dflt)
+		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_DEFAULT, o->dflt);
+	if (o->limit)
+		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_LIMIT, o->limit);
+	if (o->pass)
+		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_PASS_LIMIT, o->pass);
+	if (o->memory)
+		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_MEMORY_LIMIT, o->memory);
+}
+
+/* Undo an add whose table could not be loaded: no half-made qdisc left. */
+static void hishape_undo_add(const struct nlmsghdr *n)
+{
+	struct {
+		struct nlmsghdr	n;
+		struct tcmsg	t;
+	} req = {
+		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+		.n.nlmsg_flags = NLM_F_REQUEST,
+		.n.nlmsg_type = RTM_DELQDISC,
+		.t = *(const struct tcmsg *)NLMSG_DATA(n),
+	};
+
+	if (rtnl_talk(&rth, &req.n, NULL) < 0)
+		fprintf(stderr, "hishape: the qdisc made for the table could not be deleted\n");
+}
+
+/*
+ * A table over several messages.  The first, n as the caller made it,
+ * makes (or changes) the qdisc with the load's beginning and first chunk
+ * and no option; the others follow as
+ * changes; tc's own message n, made a change, commits and carries the
+ * options, so that they apply with the table or not at all.  If a chunk
+ * is refused, an add is undone; a change leaves the qdisc as it was.
+ */
+static int hishape_load_chunked(struct nlmsghdr *n, const char *dev,
+				const struct hishape_file *f, __u32 id,
+				const struct hishape_opts *o)
+{
+	__u16 flags = n->nlmsg_flags;
+	struct rtattr *tail;
+	size_t off;
+
+	ll_init_map(&rth);
+	((struct tcmsg *)NLMSG_DATA(n))->tcm_ifindex = ll_name_to_index(dev);
+	if (rtnl_talk(&rth, n, NULL) < 0)
+		return -1;
+	for (off = HISHAPE_CHUNK; off < f->n; off += HISHAPE_CHUNK) {
+		struct {
+			struct nlmsghdr	n;
+			struct tcmsg	t;
+			char		buf[TCA_BUF_MAX];
+		} req;
+		size_t cnt = f->n - off < HISHAPE_CHUNK ? f->n - off : HISHAPE_CHUNK;
+
+		tail = hishape_msg(&req.n, n, dev);
+		hishape_chunk(&req.n, f, id, off, cnt);
+		addattr_nest_end(&req.n, tail);
+		if (rtnl_talk(&rth, &req.n, NULL) < 0) {
+			fprintf(stderr, "hishape: the chunk at range %zu was refused: ",
+				off);
+			if (flags & NLM_F_EXCL) {
+				fprintf(stderr, "the qdisc is not added\n");
+				hishape_undo_add(n);
+			} else {
+				fprintf(stderr, "the table and options serving are kept\n");
+			}
+			return -1;
+		}
+	}
+	n->nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg));
+	n->nlmsg_flags = NLM_F_REQUEST;
+	addattr_l(n, TCA_BUF_MAX, TCA_KIND, "hishape", sizeof("hishape"));
+	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	hishape_put_opts(n, o);
+	addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_LOAD_COMMIT, id);
+	addattr_nest_end(n, tail);
+	return 0;
+}
+
 static int hishape_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			     struct nlmsghdr *n, const char *dev)
 {
 	struct hishape_file f = {};
-	__u32 match = 0, dflt = 0, limit = 0, pass = 0, memory = 0, id;
-	bool has_match = false, has_dflt = false;
+	struct hishape_opts o = {};
 	struct tc_hishape_load begin;
 	struct rtattr *tail;
-	size_t off;
+	int err = 0;
+	__u32 id;
 
 	while (argc > 0) {
 		if (strcmp(*argv, "ranges") == 0) {
@@ -310,36 +400,38 @@ static int hishape_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(*argv, "match") == 0) {
 			NEXT_ARG();
 			if (strcmp(*argv, "src") == 0) {
-				match = TC_HISHAPE_MATCH_SRC;
+				o.match = TC_HISHAPE_MATCH_SRC;
 			} else if (strcmp(*argv, "dst") == 0) {
-				match = TC_HISHAPE_MATCH_DST;
+				o.match = TC_HISHAPE_MATCH_DST;
 			} else {
 				fprintf(stderr, "Illegal \"match\": src or dst\n");
 				return -1;
 			}
-			has_match = true;
+			o.has_match = true;
 		} else if (strcmp(*argv, "default") == 0) {
 			NEXT_ARG();
 			if (strcmp(*argv, "pass") == 0) {
-				dflt = TC_HISHAPE_DEFAULT_PASS;
+				o.dflt = TC_HISHAPE_DEFAULT_PASS;
 			} else if (strcmp(*argv, "drop") == 0) {
-				dflt = TC_HISHAPE_DEFAULT_DROP;
+				o.dflt = TC_HISHAPE_DEFAULT_DROP;
 			} else {
 				fprintf(stderr, "Illegal \"default\": pass or drop\n");
 				return -1;
 			}
-			has_dflt = true;
+			o.has_dflt = true;
 		} else if (strcmp(*argv, "limit") == 0) {
 			NEXT_ARG();
 			if (!isdigit((unsigned char)**argv) ||
-			    get_u32(&limit, *argv, 10) || !limit || limit > 65536) {
+			    get_u32(&o.limit, *argv, 10) || !o.limit ||
+			    o.limit > 65536) {
 				fprintf(stderr, "Illegal \"limit\": packets, 1..65536\n");
 				return -1;
 			}
 		} else if (strcmp(*argv, "pass_limit") == 0) {
 			NEXT_ARG();
 			if (!isdigit((unsigned char)**argv) ||
-			    get_u32(&pass, *argv, 10) || !pass || pass > 1U << 20) {
+			    get_u32(&o.pass, *argv, 10) || !o.pass ||
+			    o.pass > 1U << 20) {
 				fprintf(stderr,
 					"Illegal \"pass_limit\": packets, 1..1048576\n");
 				return -1;
@@ -347,7 +439,7 @@ static int hishape_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(*argv, "memory_limit") == 0) {
 			NEXT_ARG();
 			if (!isdigit((unsigned char)**argv) ||
-			    get_size(&memory, *argv) || memory < 65536) {
+			    get_size(&o.memory, *argv) || o.memory < 65536) {
 				fprintf(stderr,
 					"Illegal \"memory_limit\": a size of at least 64kb\n");
 				return -1;
@@ -369,74 +461,30 @@ static int hishape_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	}
 
 	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
-	if (has_match)
-		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_MATCH, match);
-	if (has_dflt)
-		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_DEFAULT, dflt);
-	if (limit)
-		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_LIMIT, limit);
-	if (pass)
-		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_PASS_LIMIT, pass);
-	if (memory)
-		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_MEMORY_LIMIT, memory);
-	if (!f.name) {
-		addattr_nest_end(n, tail);
-		return 0;
-	}
-
-	id = getpid() ^ (__u32)time(NULL);
-	begin = (struct tc_hishape_load){
-		.id = id, .ranges4 = f.n4, .ranges6 = f.n6,
-	};
-	addattr_l(n, TCA_BUF_MAX, TCA_HISHAPE_LOAD_BEGIN, &begin, sizeof(begin));
-	if (f.n <= HISHAPE_CHUNK) {
-		/* one message: begin, the ranges and the commit */
-		hishape_chunk(n, &f, id, 0, f.n);
-		addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_LOAD_COMMIT, id);
-		addattr_nest_end(n, tail);
-		free(f.v);
-		return 0;
-	}
-
-	/*
-	 * The qdisc is made (or changed) by this first message, with the
-	 * load's beginning and first chunk; the others follow as changes, and
-	 * tc's own message, made a change too, commits.
-	 */
-	hishape_chunk(n, &f, id, 0, HISHAPE_CHUNK);
-	addattr_nest_end(n, tail);
-	ll_init_map(&rth);
-	((struct tcmsg *)NLMSG_DATA(n))->tcm_ifindex = ll_name_to_index(dev);
-	if (rtnl_talk(&rth, n, NULL) < 0) {
-		free(f.v);
-		return -1;
-	}
-	for (off = HISHAPE_CHUNK; off < f.n; off += HISHAPE_CHUNK) {
-		struct {
-			struct nlmsghdr	n;
-			struct tcmsg	t;
-			char		buf[TCA_BUF_MAX];
-		} req;
-		size_t cnt = f.n - off < HISHAPE_CHUNK ? f.n - off : HISHAPE_CHUNK;
-
-		tail = hishape_msg(&req.n, n, dev);
-		hishape_chunk(&req.n, &f, id, off, cnt);
-		addattr_nest_end(&req.n, tail);
-		if (rtnl_talk(&rth, &req.n, NULL) < 0) {
-			fprintf(stderr,
-				"hishape: the table was not loaded (chunk at range %zu); the qdisc keeps its previous table\n",
-				off);
+	if (f.n <= HISHAPE_CHUNK)
+		hishape_put_opts(n, &o);
+	if (f.name) {
+		id = getpid() ^ (__u32)time(NULL);
+		begin = (struct tc_hishape_load){
+			.id = id, .ranges4 = f.n4, .ranges6 = f.n6,
+		};
+		addattr_l(n, TCA_BUF_MAX, TCA_HISHAPE_LOAD_BEGIN, &begin,
+			  sizeof(begin));
+		if (f.n <= HISHAPE_CHUNK) {
+			/* one message: options, begin, the ranges, the commit */
+			hishape_chunk(n, &f, id, 0, f.n);
+			addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_LOAD_COMMIT, id);
+		} else {
+			/* the first chunk rides on the first message */
+			hishape_chunk(n, &f, id, 0, HISHAPE_CHUNK);
+			addattr_nest_end(n, tail);
+			err = hishape_load_chunked(n, dev, &f, id, &o);
 			free(f.v);
-			return -1;
+			return err;
 		}
 	}
-	free(f.v);
-	n->nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg));
-	n->nlmsg_flags = NLM_F_REQUEST;
-	addattr_l(n, TCA_BUF_MAX, TCA_KIND, "hishape", sizeof("hishape"));
-	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
-	addattr32(n, TCA_BUF_MAX, TCA_HISHAPE_LOAD_COMMIT, id);
 	addattr_nest_end(n, tail);
+	free(f.v);
 	return 0;
 }
 
