@@ -23,6 +23,9 @@
 # make bench      per-packet cost and memory at 1 to 1M flows against the
 #                 kernel's qdiscs (test VM, about 12 minutes):
 #                 results/bench/table.md and pps.png
+# make bench-hishape  the HiShape paper's Figure 1 (test VM):
+#                 results/bench-hishape/table.md and pps.png;
+#                 BENCH_ARGS=quick for 10 and 1000 ranges only
 # make install    modules_install, depmod, and the tc plugins
 #
 # KERNEL=6.1|6.12|7.2|mainline picks a kernel of the matrix for make,
@@ -66,7 +69,7 @@ endif
 TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
 .PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo \
-	bench install clean checkpatch kernels build-kernels check-kernels \
+	bench bench-hishape install clean checkpatch kernels build-kernels check-kernels \
 	kernel-known test-modules deb check-dkms tc-patches check-tc-patches
 
 all: modules
@@ -176,6 +179,14 @@ bench: modules tc
 		tools/vm-run.sh tools/bench/bench.sh
 	$(PLOT_PYTHON) tools/bench/report.py results/bench
 	$(MAKE) -s -C selftests/unit bench | tee results/bench/lookup.md
+
+# The HiShape paper's Figure 1: an unlimited source's pps through 10 to
+# 100,000 ranges, hishape against HTB + u32, u32 hash, flower and nft.
+bench-hishape: modules tc
+	VM_MEMORY=2G VM_TIMEOUT=2400 VM_APPEND=tsc=reliable \
+		tools/vm-run.sh tools/bench/bench_hishape.sh $(BENCH_ARGS)
+	$(PLOT_PYTHON) tools/bench/report_hishape.py \
+		results/bench-hishape$(if $(BENCH_ARGS),-$(BENCH_ARGS))
 
 checkpatch:
 	tools/checkpatch.sh

@@ -26,6 +26,8 @@ APT_PKGS=(
 	# what the tests run in the guest (the host root is shared)
 	iproute2 iputils-ping ethtool iperf3 procps python3 python3-pip
 	python3-matplotlib
+	# the HiShape benchmark's peer: nftables interval maps and limits
+	nftables
 	# building: the modules, tc (iproute2), the unit tests and fuzzers
 	build-essential pkg-config bison flex patch xz-utils dpkg-dev
 	libmnl-dev libelf-dev libcap-dev libbpf-dev zlib1g-dev
