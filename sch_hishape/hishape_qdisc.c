@@ -245,10 +245,11 @@ static void hishape_queued(struct hishape_sched_data *q, struct Qdisc *sch,
 	sch->q.qlen++;
 }
 
-static void hishape_pass(struct hishape_sched_data *q, struct Qdisc *sch,
-			 struct sk_buff *skb)
+/* Append to the control or the pass queue. */
+static void hishape_append(struct hishape_sched_data *q, struct Qdisc *sch,
+			   struct qdisc_skb_head *qh, struct sk_buff *skb)
 {
-	__qdisc_enqueue_tail(skb, &q->pass);
+	__qdisc_enqueue_tail(skb, qh);
 	hishape_queued(q, sch, skb);
 }
 
@@ -319,8 +320,7 @@ static int hishape_admit(struct hishape_sched_data *q, struct Qdisc *sch,
 				return qdisc_drop(skb, sch, to_free);
 			}
 			q->stats.control++;
-			__qdisc_enqueue_tail(skb, &q->ctrl);
-			hishape_queued(q, sch, skb);
+			hishape_append(q, sch, &q->ctrl, skb);
 			return NET_XMIT_SUCCESS;
 		}
 		if (q->dflt == TC_HISHAPE_DEFAULT_DROP) {
@@ -332,7 +332,7 @@ static int hishape_admit(struct hishape_sched_data *q, struct Qdisc *sch,
 			return qdisc_drop(skb, sch, to_free);
 		}
 		q->stats.passed++;
-		hishape_pass(q, sch, skb);
+		hishape_append(q, sch, &q->pass, skb);
 		return NET_XMIT_SUCCESS;
 	}
 	if (!hishape_shape(q, sch, skb, idx, now))
