@@ -264,16 +264,12 @@ static int hishape_read(struct hishape_file *f)
 }
 
 /* A change message for the qdisc n addresses, options to be added. */
-static struct rtattr *hishape_msg(struct nlmsghdr *m, const struct nlmsghdr *n,
-				  const char *dev)
+static struct rtattr *hishape_msg(struct nlmsghdr *m, const struct nlmsghdr *n)
 {
-	struct tcmsg *t = NLMSG_DATA(m);
-
+	/* the header and tcmsg of n, its ifindex already resolved */
 	memcpy(m, n, NLMSG_LENGTH(sizeof(struct tcmsg)));
 	m->nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg));
 	m->nlmsg_flags = NLM_F_REQUEST;
-	ll_init_map(&rth);
-	t->tcm_ifindex = ll_name_to_index(dev);
 	addattr_l(m, TCA_BUF_MAX, TCA_KIND, "hishape", sizeof("hishape"));
 	return addattr_nest(m, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 }
@@ -358,7 +354,7 @@ static int hishape_load_chunked(struct nlmsghdr *n, const char *dev,
 		} req;
 		size_t cnt = f->n - off < HISHAPE_CHUNK ? f->n - off : HISHAPE_CHUNK;
 
-		tail = hishape_msg(&req.n, n, dev);
+		tail = hishape_msg(&req.n, n);
 		hishape_chunk(&req.n, f, id, off, cnt);
 		addattr_nest_end(&req.n, tail);
 		if (rtnl_talk(&rth, &req.n, NULL) < 0) {
