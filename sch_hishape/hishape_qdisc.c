@@ -680,6 +680,7 @@ static int hishape_load_commit(struct Qdisc *sch, struct nlattr **tb,
 	struct hishape_slot **pages, **old_pages = NULL;
 	struct sk_buff *skb, *next, *last, *to_free = NULL;
 	u32 pages_max, qlen, dropped = 0;
+	struct tc_hishape_xstats seen;
 	unsigned int backlog;
 	u64 now;
 
@@ -711,6 +712,7 @@ static int hishape_load_commit(struct Qdisc *sch, struct nlattr **tb,
 	qlen = sch->q.qlen;
 	backlog = sch->qstats.backlog;
 	now = ktime_get_ns();
+	seen = q->stats;
 	for (; skb; skb = next) {
 		next = skb->next;
 		skb_mark_not_on_list(skb);
@@ -719,6 +721,14 @@ static int hishape_load_commit(struct Qdisc *sch, struct nlattr **tb,
 		if (hishape_admit(q, sch, skb, now, &to_free) != NET_XMIT_SUCCESS)
 			dropped++;
 	}
+	/* The packets were counted as they arrived: moving them counts them
+	 * again only where the new table drops them.
+	 */
+	q->stats.lookups = seen.lookups;
+	q->stats.passed = seen.passed;
+	q->stats.control = seen.control;
+	q->stats.conforming = seen.conforming;
+	q->stats.shaped = seen.shaped;
 	if (dropped)
 		qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
 					  backlog - sch->qstats.backlog);
