@@ -9,7 +9,7 @@ path: the sink counts what arrives, per second, and writes JSON.
 
   udp_cbr.py send --dst ADDR --port P --rate 20M --size 1200 --time 10
                   [--schedule RATE:SECONDS,...]
-                  [--src ADDR,ADDR,... [--rotate SECONDS]]
+                  [--src ADDR,ADDR,... [--rotate SECONDS | --spread]]
   udp_cbr.py sink --port P --time 12 --out FILE [--bind ADDR]
 
 --ready/--go: wait at a common start with other processes
@@ -20,6 +20,8 @@ sender prints its report, the sink writes its bins so far.
 The schedule form sends each rate for its seconds in turn (VBR attacks).
 --src binds the sender to the first address; with --rotate it moves to
 the next one (round robin) every SECONDS: an attacker rotating addresses.
+With --spread each packet leaves from the next address: a botnet of as
+many sources, each at the rate divided by their number.
 """
 import argparse
 import json
@@ -60,6 +62,8 @@ def send(args):
         return s
 
     sock, src_idx, rotated = bound(0), 0, time.monotonic()
+    socks = [sock] + [bound(i) for i in range(1, len(srcs))] \
+        if args.spread else [sock]
     payload = b"\x5a" * args.size
     phases = []
     if args.schedule:
@@ -99,11 +103,13 @@ def send(args):
             # Catch up after a stall rather than sending a burst.
             nxt = max(nxt + gap, now - 0.05)
             try:
-                sock.sendto(payload, (args.dst, args.port))
+                (socks[sent % len(socks)] if args.spread else sock).sendto(
+                    payload, (args.dst, args.port))
                 sent += 1
             except OSError:
                 pass  # qdisc drop reported as ENOBUFS: keep sending
-    print(json.dumps({"sent_packets": sent, "sources": min(src_idx + 1, len(srcs)),
+    used = len(socks) if args.spread else min(src_idx + 1, len(srcs))
+    print(json.dumps({"sent_packets": sent, "sources": used,
                       "phase_starts": phase_starts}))
 
 
@@ -146,6 +152,7 @@ def main():
     s.add_argument("--schedule")
     s.add_argument("--src")
     s.add_argument("--rotate", type=float, default=0)
+    s.add_argument("--spread", action="store_true")
     gate.add_args(s)
     k = sub.add_parser("sink")
     k.add_argument("--port", type=int, required=True)
@@ -154,6 +161,8 @@ def main():
     k.add_argument("--bind", default="0.0.0.0")
     gate.add_args(k)
     args = ap.parse_args()
+    if args.cmd == "send" and args.spread and args.rotate:
+        ap.error("--spread and --rotate: one or the other")
     return send(args) if args.cmd == "send" else sink(args)
 
 

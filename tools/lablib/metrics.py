@@ -20,6 +20,9 @@ Per scenario and qdisc, over the measured window [warmup, secs):
                    phase
   mice             scenario 4: fetches completed, failed, response time
                    percentiles
+  scored           scenario 7: well-scored and misscored honest hosts
+                   apart: TCP goodput per host, fetches from their web
+                   servers (the collateral damage of each defence)
 
 Writes DIR/table.md, DIR/summary.csv and DIR/summary.json.
 
@@ -72,7 +75,7 @@ def series(scn, raw, flow, step=1.0):
     out = [0.0] * n
     if flow.proto == "web":
         for r in raw.get("web") or []:
-            if r["ok"] and r["server"] == "10.%d.0.1" % flow.host:
+            if r["ok"] and r["server"] == scenarios.host_ip(flow.host):
                 i = int((r["t"] + r["rt"] - t_start) / step)
                 if 0 <= i < n:
                     out[i] += r["size"] * 8 / step
@@ -113,6 +116,29 @@ def utilisation(scn, raw):
 def host_of(ip):
     parts = ip.split(".")
     return int(parts[1]) if len(parts) == 4 else None
+
+
+def fetches(done):
+    ok = [x["rt"] * 1000 for x in done if x["ok"]]
+    return {"completed": len(ok), "failed": len(done) - len(ok),
+            "p50_ms": pct(ok, 50), "p90_ms": pct(ok, 90), "p99_ms": pct(ok, 99)}
+
+
+def scored(scn, raw):
+    """Scenario 7: what each defence does to the honest hosts, the well
+    scored apart from the misscored."""
+    a, b = window(scn, raw)
+    out = {}
+    for name, tcp_cls, web_cls in (("well", scenarios.TCP, scenarios.MICE),
+                                   ("mis", scenarios.TCP_MISSCORED,
+                                    scenarios.MICE_MISSCORED)):
+        tcp = [rate(scn, raw, f) / 1000 for f in scn.flows_of(tcp_cls)]
+        out[name + "_tcp_kbps"] = sum(tcp) / len(tcp) if tcp else None
+        servers = {scenarios.host_ip(f.host) for f in scn.flows_of(web_cls)}
+        out[name + "_web"] = fetches([x for x in raw.get("web") or []
+                                      if a <= x["t"] < b
+                                      and x["server"] in servers])
+    return out
 
 
 def summarize(scn, raw):
@@ -168,11 +194,9 @@ def summarize(scn, raw):
                 r["phases"].append({"phase": label, "end_s": end, "marked":
                                     len({host_of(i) for i in last} & truth)})
     if raw.get("web") is not None:
-        done = [x for x in raw["web"] if a <= x["t"] < b]
-        ok = [x["rt"] * 1000 for x in done if x["ok"]]
-        r["mice"] = {"completed": len(ok), "failed": len(done) - len(ok),
-                     "p50_ms": pct(ok, 50), "p90_ms": pct(ok, 90),
-                     "p99_ms": pct(ok, 99)}
+        r["mice"] = fetches([x for x in raw["web"] if a <= x["t"] < b])
+    if scn.ranges:
+        r["scored"] = scored(scn, raw)
     r["senders_ok"] = raw.get("senders_ok", True)
     return r
 
@@ -193,7 +217,46 @@ def marking(scn, r):
     return s
 
 
+def md_table(head, rows, cells):
+    """A markdown table: HEAD, then CELLS(row) of each row that ran."""
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" if i == 0 else "---:"
+                            for i in range(len(head))) + "|"]
+    for r in rows:
+        if r.get("failed"):
+            lines.append("| %s | failed |" % r["qdisc"] +
+                         " |" * (len(head) - 2))
+        else:
+            lines.append("| " + " | ".join(cells(r)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def table_scored(scn, rows):
+    """Scenario 7's table: the botnet, and the honest hosts as the
+    defence treats them, well scored and misscored."""
+    head = ["qdisc", "botnet kbit/s", "TCP kbit/s per host: well scored",
+            "misscored", "fetches ok/failed: well scored", "p50/p99 ms",
+            "fetches ok/failed: misscored", "p50/p99 ms", "util",
+            "delay mean/p99 ms", "drops"]
+
+    def cells(r):
+        sc = r["scored"]
+        c = [r["qdisc"], fmt(r["attack_kbps"]), fmt(sc["well_tcp_kbps"]),
+             fmt(sc["mis_tcp_kbps"])]
+        for w in (sc["well_web"], sc["mis_web"]):
+            c += ["%d/%d" % (w["completed"], w["failed"]),
+                  "%s/%s" % (fmt(w["p50_ms"]), fmt(w["p99_ms"]))]
+        c += [fmt(r["util"], "%.2f"),
+              "%s/%s" % (fmt(r["delay_mean_ms"], "%.1f"),
+                         fmt(r["delay_p99_ms"], "%.1f")),
+              fmt(r["drops"], "%d")]
+        return c
+    return md_table(head, rows, cells)
+
+
 def table(scn, rows):
+    if scn.ranges:
+        return table_scored(scn, rows)
     classes = sorted({f.cls for f in scn.flows})
     good = bool(scn.flows_of(scenarios.GOOD_UDP))
     mice = bool(scn.flows_of(scenarios.MICE))
@@ -209,14 +272,8 @@ def table(scn, rows):
     head.append("DFS marked attack; FP")
     if scn.phases:
         head.append("marked at phase ends")
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---" if i == 0 else "---:"
-                            for i in range(len(head))) + "|"]
-    for r in rows:
-        if r.get("failed"):
-            lines.append("| %s | failed |" % r["qdisc"] +
-                         " |" * (len(head) - 2))
-            continue
+
+    def cells(r):
         c = [r["qdisc"], fmt(r["attack_kbps"]),
              "%s (%s)" % (fmt(r["tcp_mean_kbps"]), fmt(r["tcp_sd_kbps"])),
              fmt(r["jain"], "%.3f")]
@@ -236,8 +293,8 @@ def table(scn, rows):
         if scn.phases:
             c.append(" ".join("%s:%d" % (p["phase"], p["marked"])
                               for p in r.get("phases", [])) or "-")
-        lines.append("| " + " | ".join(c) + " |")
-    return "\n".join(lines) + "\n"
+        return c
+    return md_table(head, rows, cells)
 
 
 def flat(r):

@@ -24,7 +24,9 @@ import scenarios                # noqa: E402
 
 COLORS = {scenarios.ATTACK: "tab:red", scenarios.TCP: "tab:blue",
           scenarios.GOOD_UDP: "tab:green", scenarios.MICE: "tab:purple",
-          scenarios.ELEPHANT: "tab:orange"}
+          scenarios.ELEPHANT: "tab:orange",
+          scenarios.TCP_MISSCORED: "tab:cyan",
+          scenarios.MICE_MISSCORED: "tab:pink"}
 
 
 def throughput(scn, runs, path):
@@ -108,13 +110,46 @@ def summary_bars(summary, path):
                                         or "host" in summary["title"]
                                         else "TCP"))
     j.set_ylim(0, 1.05)
-    for ax in (a, j):
+    bars_done(fig, (a, j), summary, path)
+
+
+def bars_done(fig, axes, summary, path):
+    """Labels, grid and title of a figure of bars per qdisc; saved."""
+    for ax in axes:
         ax.tick_params(axis="x", rotation=45, labelsize=8)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(summary["scenario"] + ": " + summary["title"], fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def collateral(summary, path):
+    """Scenario 7: the botnet's goodput, and what each defence leaves the
+    honest hosts, well scored beside misscored."""
+    rows = [r for r in summary["rows"] if not r.get("failed")]
+    names = [r["qdisc"] for r in rows]
+    x = range(len(rows))
+    fig, (a, t, w) = plt.subplots(1, 3, figsize=(14, 3.8))
+    a.bar(names, [r["attack_kbps"] / 1000 for r in rows], color="tab:red")
+    a.set_ylabel("botnet goodput (Mbit/s)")
+    for ax, key, label in ((t, "tcp_kbps", "TCP goodput per host (kbit/s)"),
+                           (w, "web", "web fetches completed")):
+        for off, who, color in ((-0.2, "well", "tab:blue"),
+                                (0.2, "mis", "tab:cyan")):
+            vals = [r["scored"][who + "_" + key] for r in rows]
+            if key == "web":
+                vals = [v["completed"] for v in vals]
+            ax.bar([i + off for i in x], [v or 0 for v in vals], width=0.4,
+                   color=color, label="well scored" if who == "well"
+                   else "misscored")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(names)
+        ax.set_ylabel(label)
+        ax.legend(fontsize=7)
+    # A misscored host's 70 kbit/s beside a well-scored one's 3 Mbit/s.
+    t.set_yscale("symlog", linthresh=10)
+    bars_done(fig, (a, t, w), summary, path)
 
 
 def main():
@@ -125,7 +160,10 @@ def main():
         sys.exit("plot: no runs in %s" % out)
     throughput(scn, runs, os.path.join(out, "throughput.png"))
     queue(scn, runs, os.path.join(out, "queue.png"))
-    summary_bars(summary, os.path.join(out, "summary.png"))
+    if scn.ranges:
+        collateral(summary, os.path.join(out, "summary.png"))
+    else:
+        summary_bars(summary, os.path.join(out, "summary.png"))
     print("plots: %s/{throughput,queue,summary}.png" % out)
     return 0
 

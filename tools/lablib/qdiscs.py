@@ -3,8 +3,12 @@
 10 Mbit/s TBF, with about 100 KB of buffer where the qdisc has a size.
 
 Each entry is the list of tc arguments after "tc", with DEV for the
-bottleneck device; the first one adds the qdisc under the shaper.
+bottleneck device and RANGES for the scenario's scored ranges as a
+tc-hishape(8) table (scores.py); the first one adds the qdisc under the
+shaper.  NFT names the entries that also load an nftables ruleset in the
+router, and what makes it.
 """
+import scores
 
 CHILD = "qdisc add dev DEV parent 1:1 handle 10:"
 
@@ -61,11 +65,21 @@ QDISCS = {
     "choke": [CHILD + " choke limit 70 bandwidth 10mbit min 15 max 45 "
               "avpkt 1000 burst 25"],
     "pie": [CHILD + " pie limit 70"],
+    # Scenario 7, the scored ranges: the binary decision (drop every
+    # suspect range, nft), and HiShape's rates from the scores.  A range
+    # queues 10 packets, about a second at the 70-120 kbit/s of a
+    # misscored host: the default 32 would be four.
+    "droplist": [CHILD + " pfifo limit 70"],
+    "hishape": [CHILD + " hishape ranges RANGES limit 10 pass_limit 70"],
 }
+
+NFT = {"droplist": scores.nft_droplist}
+# Those that need a scenario with scored ranges.
+SCORED = ("droplist", "hishape")
 
 # The variants run where a scenario asks for them (tools/lab -q).
 VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "cake-srchost",
-            "stfq+lrufq-c64-w0", "stfq+lrufq-c64")
+            "stfq+lrufq-c64-w0", "stfq+lrufq-c64") + SCORED
 DEFAULT = [k for k in QDISCS if k not in VARIANTS]
 
 # Keys of "tc -j -s qdisc show" that count ECN marks, per kind (cake
@@ -75,8 +89,9 @@ MARK_KEYS = {"dfs": ("ecn_marked", "codel_marks"), "fq_codel": ("ecn_mark",),
              "choke": ("marked",)}
 
 
-def commands(name, dev):
-    return [c.replace("DEV", dev) for c in QDISCS[name]]
+def commands(name, dev, ranges=None):
+    return [c.replace("DEV", dev).replace("RANGES", ranges or "-")
+            for c in QDISCS[name]]
 
 
 def ecn_marks(qdisc_json):

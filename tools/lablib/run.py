@@ -38,7 +38,9 @@ import gate                     # noqa: E402
 import metrics                  # noqa: E402
 import qdiscs                   # noqa: E402
 import scenarios                # noqa: E402
-from scenarios import LINK_RATE, TCP_PORT, UDP_PORT, WEB_PORT  # noqa: E402
+import scores                   # noqa: E402
+from scenarios import (LINK_RATE, TCP_PORT, UDP_PORT, WEB_PORT,  # noqa: E402
+                       host_ip)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
@@ -70,10 +72,6 @@ def spawn(name, args, out=None):
 def tc_batch(name, lines):
     in_ns(name, ["tc", "-batch", "-"], input="\n".join(lines) + "\n",
           text=True)
-
-
-def host_ip(h):
-    return "10.%d.0.1" % h
 
 
 # --- topology ----------------------------------------------------------------
@@ -108,7 +106,16 @@ def setup(scn):
     if scn.delays:
         tc_batch("r", ["qdisc replace dev r-s%d root netem delay %dms limit "
                        "1000" % (h, d) for h, d in sorted(scn.delays.items())])
-    for f in scn.flows_of(scenarios.MICE):
+    # A botnet in one sender: its sources on its eth0, the way back to
+    # them in the router (whose reverse-path filter would drop them else).
+    for f in scn.flows:
+        if f.sources:
+            in_ns("s%d" % f.host, ["ip", "-batch", "-"], text=True,
+                  input="".join("addr add %s/32 dev eth0\n" % a
+                                for a in f.sources))
+            in_ns("r", ["ip", "route", "add", "10.%d.0.0/16" % f.host, "via",
+                        host_ip(f.host)])
+    for f in scn.web_servers():
         spawn("s%d" % f.host, ["python3", HERE + "/web.py", "serve",
                                "--port", str(WEB_PORT)])
 
@@ -141,12 +148,29 @@ def ping_parse(path, offset):
     return {"rtt": rtts, "sent": sent, "received": len(seen)}
 
 
-def run_one(scn, kind, idx, total, raw_dir):
+def scored_files(scn, out):
+    """Scenario 7: the hishape table and the drop list, kept beside the
+    results; the path of the table."""
+    if not scn.ranges:
+        return None
+    path = os.path.join(out, "ranges.txt")
+    with open(path, "w") as fh:
+        fh.write(scores.hishape_table(scn))
+    with open(os.path.join(out, "droplist.nft"), "w") as fh:
+        fh.write(scores.nft_droplist(scn))
+    return path
+
+
+def run_one(scn, kind, idx, total, raw_dir, ranges):
     in_ns("r", ["tc", "qdisc", "del", "dev", DEV, "root"], check=False,
           stderr=subprocess.DEVNULL)
+    if scn.ranges:
+        in_ns("r", ["nft", "flush", "ruleset"])
+    if kind in qdiscs.NFT:
+        in_ns("r", ["nft", "-f", "-"], input=qdiscs.NFT[kind](scn), text=True)
+    spec = qdiscs.commands(kind, DEV, ranges)
     tc_batch("r", ["qdisc add dev %s root handle 1: tbf rate %s burst 32k "
-                   "latency 50ms" % (DEV, LINK_RATE)] +
-             qdiscs.commands(kind, DEV))
+                   "latency 50ms" % (DEV, LINK_RATE)] + spec)
     tmp = os.path.join(raw_dir, kind + ".tmp")
     subprocess.run(["rm", "-rf", tmp], check=False)
     os.makedirs(tmp)
@@ -174,15 +198,18 @@ def run_one(scn, kind, idx, total, raw_dir):
     for f in scn.flows:
         if f.proto == "udp":
             sched = ",".join("%d:%g" % (r, s) for r, s in f.schedule)
+            spread = (["--src", ",".join(f.sources), "--spread"]
+                      if f.sources else [])
             start("udp%d" % f.host, "s%d" % f.host, [
                 "python3", TOOLS + "/udp_cbr.py", "send", "--dst", RCV4,
-                "--port", str(UDP_PORT + f.host), "--schedule", sched])
+                "--port", str(UDP_PORT + f.host), "--schedule", sched] +
+                spread)
         elif f.proto == "tcp":
             start("tcp%d" % f.host, "s%d" % f.host, [
                 "python3", HERE + "/traffic.py", "tcp", "--dst", RCV4,
                 "--port", str(TCP_PORT + f.host), "--conns", str(f.conns),
                 "--time", str(scn.secs)])
-    mice = scn.flows_of(scenarios.MICE)
+    mice = scn.web_servers()
     if mice:
         start("web", "rcv", [
             "python3", HERE + "/web.py", "fetch", "--servers",
@@ -229,7 +256,7 @@ def run_one(scn, kind, idx, total, raw_dir):
         with open(os.path.join(tmp, name)) as fh:
             return json.load(fh)
 
-    raw = {"qdisc": kind, "spec": qdiscs.commands(kind, DEV),
+    raw = {"qdisc": kind, "spec": spec,
            "t_start": t_start, "sink": load("sink.json"),
            "samples": load("qmon.json"), "final": final,
            "ping": ping_parse(os.path.join(tmp, "ping.txt"), offset),
@@ -239,6 +266,14 @@ def run_one(scn, kind, idx, total, raw_dir):
         json.dump(raw, fh)
     subprocess.run(["rm", "-rf", tmp], check=False)
     return raw
+
+
+def stop_run(raw_dir, kind):
+    """Kill what a failed run started (every process of it names its
+    directory), or the next run finds the receiver's ports taken."""
+    sh(["pkill", "-KILL", "-f", os.path.join(raw_dir, kind + ".tmp") + "/"],
+       check=False)
+    time.sleep(1)
 
 
 def keep_earlier(runs, raw_dir):
@@ -337,7 +372,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--scenario", default="1")
-    ap.add_argument("--qdiscs", default=" ".join(qdiscs.DEFAULT))
+    ap.add_argument("--qdiscs", help="default: the scenario's, or "
+                    + " ".join(qdiscs.DEFAULT))
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--out")
@@ -346,11 +382,14 @@ def main():
     args = ap.parse_args()
 
     scn = scenarios.get(args.scenario, args.short)
-    kinds = args.qdiscs.replace(",", " ").split()
+    kinds = (args.qdiscs.replace(",", " ").split() if args.qdiscs else
+             scn.qdiscs or qdiscs.DEFAULT)
     for k in kinds:
         if k not in qdiscs.QDISCS:
             sys.exit("lab: unknown qdisc '%s' (have: %s)"
                      % (k, " ".join(qdiscs.QDISCS)))
+        if k in qdiscs.SCORED and not scn.ranges:
+            sys.exit("lab: %s needs a scenario with scored ranges (7)" % k)
     checked = [k for k in kinds if k.startswith("dfs")]
     if args.check and not checked:
         sys.exit("lab: --check judges DFS: include dfs (or a variant)")
@@ -364,13 +403,15 @@ def main():
     rc = 0
     try:
         setup(scn)
+        ranges = scored_files(scn, out)
         runs = {}
         for i, k in enumerate(kinds, 1):
             try:
-                runs[k] = run_one(scn, k, i, len(kinds), raw_dir)
+                runs[k] = run_one(scn, k, i, len(kinds), raw_dir, ranges)
             except (subprocess.CalledProcessError, RuntimeError, OSError,
                     ValueError) as e:
                 print("lab: %s: %s failed: %s" % (scn.name, k, e), flush=True)
+                stop_run(raw_dir, k)
                 runs[k] = None
                 rc = 1
         if args.keep:

@@ -21,6 +21,8 @@ WEB_PORT = 8080
 # Flow classes.  "attack" is the ground truth for DFS's marking: every
 # attack flow should be marked malicious, no other flow should.
 ATTACK, TCP, GOOD_UDP, MICE, ELEPHANT = "attack", "tcp", "good-udp", "mice", "elephant"
+# Scenario 7: honest hosts a detector scored as suspects.
+TCP_MISSCORED, MICE_MISSCORED = "tcp-misscored", "mice-misscored"
 
 
 @dataclass
@@ -30,6 +32,7 @@ class Flow:
     cls: str
     conns: int = 1              # TCP connections (the hog has 8)
     schedule: list = None       # UDP: [(bit/s, seconds), ...]
+    sources: list = None        # UDP: each packet from the next (a botnet)
 
     @property
     def key(self):
@@ -43,7 +46,17 @@ class Flow:
     def name(self):
         what = {"tcp": "TCP x%d" % self.conns if self.conns > 1 else "TCP",
                 "udp": "UDP", "web": "web server"}[self.proto]
+        if self.sources:
+            what += " from %d sources" % len(self.sources)
         return "s%d %s" % (self.host, what)
+
+
+@dataclass
+class Range:
+    """A source range as a detector would score it (scenario 7)."""
+    text: str                   # as tc-hishape(8) reads it
+    host: int                   # the sender whose sources it holds
+    score: float                # how likely its sources are legitimate
 
 
 @dataclass
@@ -58,6 +71,8 @@ class Scenario:
     jain_by_host: bool = False  # fairness between hosts, not connections
     web_clients: int = 0        # fetch loops in the receiver
     checks: str = ""            # what --check asserts (see run.py)
+    ranges: list = field(default_factory=list)    # scored ranges: Range
+    qdiscs: list = None         # the ones it compares, if not the default
 
     @property
     def hosts(self):
@@ -69,6 +84,14 @@ class Scenario:
 
     def flows_of(self, *classes):
         return [f for f in self.flows if f.cls in classes]
+
+    def web_servers(self):
+        return [f for f in self.flows if f.proto == "web"]
+
+
+def host_ip(h):
+    """Sender s<h>'s address (selftests/lib.sh's topology)."""
+    return "10.%d.0.1" % h
 
 
 def mixed_delays(hosts, lo=1, hi=15):
@@ -177,9 +200,49 @@ def scenario5b(short):
                     "fair rate", secs, 5, flows)
 
 
+def scenario7(short):
+    """HiShape's case: a botnet of 1,000 sources in 200 ranges floods the
+    link at 1.5x its rate while 8 honest hosts, each in a range of its
+    own, send bulk TCP (s3-s6) and serve web objects (s7-s10).  A
+    detector scored every range with its probability of being legitimate
+    (a CLP, as PacketScore computes it): the bots' ranges 0.02-0.2, six
+    honest ranges 0.8-0.99, and two honest hosts misscored as suspects
+    (s6 0.3, s10 0.4), below the 0.5 that a drop list cuts at.  Bots: s1
+    and s2, 500 sources each, 5 in each of 100 ranges, half of the ranges
+    a /24, half an arbitrary span (ADDR-ADDR)."""
+    secs = 20 if short else 30
+    rng = random.Random(SEED)
+    flows, ranges = [], []
+    for h in (1, 2):
+        srcs = []
+        for n in range(1, 101):
+            srcs += ["10.%d.%d.%d" % (h, n, 10 + k) for k in range(5)]
+            text = ("10.%d.%d.0/24" % (h, n) if n % 2 else
+                    "10.%d.%d.10-10.%d.%d.14" % (h, n, h, n))
+            ranges.append(Range(text, h, round(rng.uniform(0.02, 0.2), 3)))
+        flows.append(Flow(h, "udp", ATTACK, sources=srcs,
+                          schedule=cbr(LINK_BPS * 3 // 4, secs)))
+    misscored = {6: 0.3, 10: 0.4}
+    for h in range(3, 11):
+        if h <= 6:
+            cls = TCP_MISSCORED if h in misscored else TCP
+            flows.append(Flow(h, "tcp", cls))
+        else:
+            cls = MICE_MISSCORED if h in misscored else MICE
+            flows.append(Flow(h, "web", cls))
+        score = misscored.get(h) or round(rng.uniform(0.8, 0.99), 3)
+        ranges.append(Range("10.%d.0.0/24" % h, h, score))
+    return Scenario("scenario7", "a botnet of 1,000 sources in 200 scored "
+                    "ranges at 1.5x the link + 4 TCP hosts and 4 web "
+                    "servers, 2 of them misscored", secs, 5, flows,
+                    delays={h: 5 for h in range(3, 11)}, web_clients=6,
+                    ranges=ranges, qdiscs=["pfifo", "droplist", "hishape",
+                                           "dfs-fq", "fq_codel", "cake"])
+
+
 SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
-             "5a": scenario5a, "5b": scenario5b}
+             "5a": scenario5a, "5b": scenario5b, "7": scenario7}
 
 
 def get(name, short=False):

@@ -97,12 +97,17 @@ async def run_sink(args):
                    "connections": meter.conns}, fh)
 
 
-def connect(dst, port):
-    while True:
+def connect(dst, port, secs=15):
+    """A connection, or None after SECS: a host whose packets are all
+    dropped (a drop list) is ready all the same, and tries again at the
+    start."""
+    deadline = time.monotonic() + secs
+    while time.monotonic() < deadline:
         try:
             return socket.create_connection((dst, port), timeout=2)
         except OSError:
             time.sleep(0.2)  # a SYN lost to a flood: try again
+    return None
 
 
 def tcp_conn(sock, dst, port, deadline, stats, idx):
