@@ -26,9 +26,10 @@
 # every method looks it up in full and finds nothing.  The policing
 # methods keep a pfifo as the root, so every method has a qdisc.  pktgen
 # in queue_xmit mode sends 64- and 1500-byte UDP packets for BENCH_SECS,
-# BENCH_RUNS times.  HTB has at most 65535 classes under one qdisc, and
-# setting up a u32 filter per range in one list is quadratic (each is
-# inserted in order): htb-u32 stops at BENCH_HTB_MAX ranges and says so.
+# BENCH_RUNS times.  One u32 list holds at most 4095 filters (their node
+# ids have 12 bits: the kernel refuses the 4096th, "Hash table node ID
+# pool exhausted"), and setting them up is quadratic (each is inserted in
+# order): htb-u32 stops at BENCH_HTB_MAX ranges and says so.
 #
 # Writes results/bench-hishape/raw.csv (method,ranges,size,run,pps),
 # setup.csv (method,ranges,seconds) and meta.txt; report_hishape.py makes
@@ -51,7 +52,7 @@ RUNS=${BENCH_RUNS:-3}
 RANGES=${BENCH_RANGES:-10 100 1000 10000 100000}
 SIZES=${BENCH_SIZES:-64 1500}
 METHODS=${BENCH_METHODS:-pfifo hishape htb-u32 u32-hash flower nft}
-HTB_MAX=${BENCH_HTB_MAX:-10000}
+HTB_MAX=${BENCH_HTB_MAX:-4095}
 SRC=20.0.0.5
 DEV=b-hs
 TMP=$(mktemp -d)
@@ -110,19 +111,19 @@ setup() {
 		  echo "class add dev $DEV parent 1: classid 1:1 htb rate 100gbit"
 		  ranges_print "$n" "class add dev $DEV parent 1: classid 1:%x htb rate 1mbit"
 		  ranges_print "$n" "filter add dev $DEV parent 1: prio 1 protocol ip u32 match ip src %s flowid 1:%x"
-		} > "$TMP/batch" && tc -batch "$TMP/batch" ;;
+		} > "$TMP/batch" && { tc -batch "$TMP/batch" || return 2; } ;;
 	u32-hash)
 		{ echo "qdisc add dev $DEV root pfifo limit 1000"
 		  echo "qdisc add dev $DEV clsact"
 		  echo "filter add dev $DEV egress prio 1 handle 2: protocol ip u32 divisor 256"
 		  echo "filter add dev $DEV egress prio 1 protocol ip u32 ht 800:: match ip src 20.0.0.0/8 hashkey mask 0x0000ff00 at 12 link 2:"
 		  ranges_print "$n" "filter add dev $DEV egress prio 1 protocol ip u32 ht 2:%b: match ip src %s $police"
-		} > "$TMP/batch" && tc -batch "$TMP/batch" ;;
+		} > "$TMP/batch" && { tc -batch "$TMP/batch" || return 2; } ;;
 	flower)
 		{ echo "qdisc add dev $DEV root pfifo limit 1000"
 		  echo "qdisc add dev $DEV clsact"
 		  ranges_print "$n" "filter add dev $DEV egress prio 1 protocol ip flower skip_hw src_ip %s $police"
-		} > "$TMP/batch" && tc -batch "$TMP/batch" ;;
+		} > "$TMP/batch" && { tc -batch "$TMP/batch" || return 2; } ;;
 	nft)
 		command -v nft >/dev/null || return 1
 		tc qdisc add dev "$DEV" root pfifo limit 1000 || return 2
@@ -171,7 +172,7 @@ for n in $RANGES; do
 		rc=$?
 		secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 		if [ $rc = 1 ]; then
-			log "$m at $n ranges: not set up (htb-u32 stops at $HTB_MAX ranges; nft needs nft)"
+			log "$m at $n ranges: not set up (htb-u32: one u32 list holds $HTB_MAX filters at most; nft: no nft)"
 			echo "$m,$n,-" >> "$OUT/setup.csv"
 			teardown
 			continue
