@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPR: a flow's congestion participation rate and the adaptive threshold
+ * it is judged by (dfs_cpr.h says how, and why lazily).
+ */
+#include "dfs_cpr.h"
+
+static bool dfs_cpr_bit(const struct dfs_cpr_clock *c, u32 period)
+{
+	u32 i = period % DFS_CPR_RING;
+
+	return c->ring[i / 64] >> (i % 64) & 1;
+}
+
+/* Forget the periods first..first+n-1: they begin now, calm so far. */
+static void dfs_cpr_clear(struct dfs_cpr_clock *c, u32 first, u64 n)
+{
+	u32 i = first % DFS_CPR_RING;
+
+	if (n >= DFS_CPR_RING) {
+		memset(c->ring, 0, sizeof(c->ring));
+		return;
+	}
+	while (n) {
+		u32 bits = min_t(u64, n, 64 - i % 64);
+		u64 mask = (bits == 64 ? ~0ULL : (1ULL << bits) - 1) << (i % 64);
+
+		c->ring[i / 64] &= ~mask;
+		n -= bits;
+		i = (i + bits) % DFS_CPR_RING;
+	}
+}
+
+void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
+		  u64 now)
+{
+	memset(c, 0, sizeof(*c));
+	c->cur_start = now;
+	c->tau = p->adaptive ? p->tau_max : p->tau;
+}
+
+static u32 dfs_cpr_tau_step(u32 tau, const struct dfs_cpr_params *p,
+			    bool congested, u64 calm)
+{
+	if (congested)
+		tau = tau > p->tau_min + p->alpha ? tau - p->alpha : p->tau_min;
+	else
+		calm++;
+	/* calm periods, however many: each climbs beta, up to tau_max */
+	if (calm && p->beta) {
+		u64 up = min_t(u64, calm, TC_DFS_ONE) * p->beta;
+
+		tau = min_t(u64, (u64)tau + up, p->tau_max);
+	}
+	return max(tau, p->tau_min);
+}
+
+/*
+ * Close the periods that ended by now: the current one, congested or not,
+ * and the ones after it in which nothing happened (calm).  One division,
+ * and only when a period has ended.
+ */
+void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
+		  u64 now)
+{
+	bool congested;
+	u64 k;
+
+	if (now < c->cur_start + p->period_ns)
+		return;
+	k = div64_u64(now - c->cur_start, p->period_ns);
+	congested = dfs_cpr_bit(c, c->cur);
+	c->periods += k;
+	c->congested += congested;
+	if (p->adaptive)
+		c->tau = dfs_cpr_tau_step(c->tau, p, congested, k - 1);
+	else
+		c->tau = p->tau;
+	dfs_cpr_clear(c, c->cur + 1, k);
+	c->cur += (u32)k;
+	c->cur_start += k * p->period_ns;
+}
+
+/* The qdisc dropped or marked a packet in the current period. */
+void dfs_cpr_congest(struct dfs_cpr_clock *c)
+{
+	u32 i = c->cur % DFS_CPR_RING;
+
+	c->ring[i / 64] |= 1ULL << (i % 64);
+}
+
+/* Whether a period that has ended was congested; false if it is too old
+ * for the ring to tell, or has not ended.
+ */
+bool dfs_cpr_was_congested(const struct dfs_cpr_clock *c, u32 period)
+{
+	u32 age = c->cur - period;
+
+	return age && age < DFS_CPR_RING && dfs_cpr_bit(c, period);
+}
+
+/* Count n packets of one kind in the moving average: each moves it
+ * 1/2^DFS_CPR_SHIFT of the way to 1 (congested) or 0, rounded away from
+ * the average so that it reaches either end.  Each packet is counted
+ * once: O(1) a packet, though n of them at once.
+ */
+static u16 dfs_cpr_count(u16 cpr, bool congested, u32 n)
+{
+	const u32 round = (1U << DFS_CPR_SHIFT) - 1;
+
+	while (n--) {
+		if (congested)
+			cpr += (DFS_CPR_ONE - cpr + round) >> DFS_CPR_SHIFT;
+		else
+			cpr -= (cpr + round) >> DFS_CPR_SHIFT;
+	}
+	return cpr;
+}
+
+/* A packet of flow f arrives (after dfs_cpr_tick()). */
+void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f)
+{
+	if (f->period != c->cur) {
+		if (f->pending)
+			f->cpr = dfs_cpr_count(f->cpr,
+					       dfs_cpr_was_congested(c, f->period),
+					       f->pending);
+		f->period = c->cur;
+		f->pending = 0;
+	}
+	if (f->pending < 255)
+		f->pending++;
+	if (f->seen < 255)
+		f->seen++;
+}
+
+/* Over tau, with enough packets to be judged. */
+bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
+		     const struct dfs_cpr_params *p,
+		     const struct dfs_cpr_flow *f)
+{
+	return f->seen >= p->min_packets &&
+	       (u64)f->cpr * TC_DFS_ONE > (u64)c->tau * DFS_CPR_ONE;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DFS's CPR core: adaptive tau's shape (the paper's Fig. 8: down to
+ * tau_min within 10 congested periods, back once congestion ends), the
+ * CPR of a flow that sends only in congested periods (tends to 1) and of
+ * one that sends evenly (tends to the CSR), and the edges: idle gaps of
+ * any length, periods too old for the ring, the judging threshold.
+ */
+#include "dfs_cpr.h"
+#include "unit.h"
+#include "xorshift.h"
+
+#define MS	NSEC_PER_MSEC
+#define ONE	TC_DFS_ONE
+
+static const struct dfs_cpr_params paper = {
+	.period_ns = MS, .tau = 600000, .alpha = 60000, .beta = 15000,
+	.tau_min = 200000, .tau_max = 800000, .min_packets = 10,
+	.adaptive = true,
+};
+
+/* One period: congested or not, then the clock moves into the next. */
+static u64 period(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
+		  u64 now, bool congested)
+{
+	dfs_cpr_tick(c, p, now);
+	if (congested)
+		dfs_cpr_congest(c);
+	now += p->period_ns;
+	dfs_cpr_tick(c, p, now);
+	return now;
+}
+
+static void test_tau_falls_and_climbs(void)
+{
+	struct dfs_cpr_clock c;
+	u64 now = 5 * MS;
+	int i;
+
+	dfs_cpr_init(&c, &paper, now);
+	CHECK(c.tau == 800000, "adaptive tau starts at tau_max: %u", c.tau);
+	for (i = 1; i <= 10; i++) {
+		now = period(&c, &paper, now, true);
+		if (i == 9)
+			CHECK(c.tau == 260000, "after 9 congested: %u", c.tau);
+	}
+	CHECK(c.tau == 200000, "tau_min within 10 congested periods: %u", c.tau);
+	now = period(&c, &paper, now, true);
+	CHECK(c.tau == 200000, "not under tau_min: %u", c.tau);
+	for (i = 1; i <= 40; i++) {
+		now = period(&c, &paper, now, false);
+		if (i == 20)
+			CHECK(c.tau == 500000, "20 calm periods: %u", c.tau);
+	}
+	CHECK(c.tau == 800000, "back at tau_max after 40 calm: %u", c.tau);
+	now = period(&c, &paper, now, false);
+	CHECK(c.tau == 800000, "not over tau_max: %u", c.tau);
+	CHECK(c.periods == 52 && c.congested == 11, "periods %llu, congested %llu",
+	      (unsigned long long)c.periods, (unsigned long long)c.congested);
+	CHECK(dfs_cpr_csr(&c) == 11 * ONE / 52, "CSR %u", dfs_cpr_csr(&c));
+}
+
+/* An idle gap closes any number of periods in one step, as calm ones. */
+static void test_idle_gap(void)
+{
+	struct dfs_cpr_clock a, b;
+	u64 now = 0;
+	int i;
+
+	dfs_cpr_init(&a, &paper, now);
+	for (i = 0; i < 10; i++)
+		now = period(&a, &paper, now, true);
+	b = a;
+	/* 17 calm periods one by one, or 17 at once */
+	for (i = 0; i < 17; i++)
+		now = period(&a, &paper, now, false);
+	dfs_cpr_tick(&b, &paper, now + MS / 2);
+	CHECK(a.tau == b.tau && a.cur == b.cur && a.periods == b.periods,
+	      "one step: tau %u/%u cur %u/%u", a.tau, b.tau, a.cur, b.cur);
+	/* a day of silence: no overflow, tau at its cap, the ring clear */
+	dfs_cpr_congest(&b);
+	dfs_cpr_tick(&b, &paper, now + 86400ULL * NSEC_PER_SEC);
+	CHECK(b.tau == paper.tau_max, "tau after a day: %u", b.tau);
+	for (i = 1; i < DFS_CPR_RING; i++)
+		if (dfs_cpr_was_congested(&b, b.cur - i))
+			break;
+	CHECK(i == DFS_CPR_RING, "period %d ago still congested", i);
+	/* within a period, nothing moves */
+	a = b;
+	dfs_cpr_tick(&b, &paper, b.cur_start + MS - 1);
+	CHECK(b.cur == a.cur && b.periods == a.periods, "a tick inside a period");
+}
+
+static void test_fixed_tau(void)
+{
+	struct dfs_cpr_params p = paper;
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+	int i;
+
+	p.adaptive = false;
+	dfs_cpr_init(&c, &p, now);
+	for (i = 0; i < 30; i++)
+		now = period(&c, &p, now, i % 2);
+	CHECK(c.tau == 600000, "fixed tau moved: %u", c.tau);
+}
+
+/* A shrew flow: it sends only in the periods its bursts congest. */
+static void test_cpr_bursts_tend_to_one(void)
+{
+	struct dfs_cpr_flow f = {};
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+	int i, k;
+
+	dfs_cpr_init(&c, &paper, now);
+	for (i = 0; i < 300; i++) {
+		bool burst = i % 3 == 0;
+
+		dfs_cpr_tick(&c, &paper, now);
+		if (burst) {
+			for (k = 0; k < 5; k++)
+				dfs_cpr_packet(&c, &f);
+			dfs_cpr_congest(&c);
+		}
+		now += MS;
+		if (i == 0)
+			CHECK(!dfs_cpr_suspect(&c, &paper, &f),
+			      "judged after %u packets", f.seen);
+	}
+	dfs_cpr_tick(&c, &paper, now);
+	dfs_cpr_packet(&c, &f);
+	CHECK(dfs_cpr_value(&f) == ONE, "CPR %u, not 1", dfs_cpr_value(&f));
+	CHECK(dfs_cpr_suspect(&c, &paper, &f), "not suspect at CPR 1");
+	/* its packets in calm periods bring it down, (15/16)^n, while tau
+	 * climbs back from where the bursts left it: released within 20
+	 */
+	for (i = 0; i < 20 && dfs_cpr_suspect(&c, &paper, &f); i++) {
+		now += MS;
+		dfs_cpr_tick(&c, &paper, now);
+		dfs_cpr_packet(&c, &f);
+	}
+	CHECK(!dfs_cpr_suspect(&c, &paper, &f), "still suspect at CPR %u, tau %u",
+	      dfs_cpr_value(&f), c.tau);
+	CHECK(i > 5, "released after %d calm packets, CPR %u, tau %u", i,
+	      dfs_cpr_value(&f), c.tau);
+}
+
+/* A flow that sends evenly: its CPR hovers around the CSR. */
+static void test_cpr_even_tends_to_csr(void)
+{
+	struct dfs_cpr_flow f = {};
+	struct dfs_cpr_clock c;
+	u64 now = 0, sum = 0;
+	int i, n = 0;
+
+	dfs_cpr_init(&c, &paper, now);
+	for (i = 0; i < 20000; i++) {
+		dfs_cpr_tick(&c, &paper, now);
+		dfs_cpr_packet(&c, &f);
+		if (xorshift() % 100 < 30)
+			dfs_cpr_congest(&c);
+		if (i >= 1000) {
+			sum += dfs_cpr_value(&f);
+			n++;
+		}
+		now += MS;
+	}
+	CHECK(llabs((long long)(sum / n) - (long long)dfs_cpr_csr(&c)) < 20000,
+	      "mean CPR %llu, CSR %u", (unsigned long long)(sum / n),
+	      dfs_cpr_csr(&c));
+	CHECK(dfs_cpr_csr(&c) > 280000 && dfs_cpr_csr(&c) < 320000, "CSR %u",
+	      dfs_cpr_csr(&c));
+}
+
+/* Packets are counted once their period ends; too old a period (out of
+ * the ring) counts as calm; more than 255 in a period count as 255.
+ */
+static void test_lazy_settling(void)
+{
+	struct dfs_cpr_flow f = {};
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+	int i;
+
+	dfs_cpr_init(&c, &paper, now);
+	for (i = 0; i < 300; i++)
+		dfs_cpr_packet(&c, &f);
+	dfs_cpr_congest(&c);
+	CHECK(f.pending == 255 && f.seen == 255 && f.cpr == 0,
+	      "pending %u seen %u cpr %u", f.pending, f.seen, f.cpr);
+	now += MS;
+	dfs_cpr_tick(&c, &paper, now);
+	dfs_cpr_packet(&c, &f);
+	CHECK(f.cpr == DFS_CPR_ONE && f.pending == 1, "settled: cpr %u", f.cpr);
+	/* congested period, then silent past the ring: counted calm */
+	dfs_cpr_congest(&c);
+	dfs_cpr_tick(&c, &paper, now + (DFS_CPR_RING + 1) * MS);
+	CHECK(!dfs_cpr_was_congested(&c, f.period), "out of the ring, known");
+	dfs_cpr_packet(&c, &f);
+	CHECK(f.cpr < DFS_CPR_ONE, "an old period counted congested: %u", f.cpr);
+	/* the current period is not known yet */
+	dfs_cpr_congest(&c);
+	CHECK(!dfs_cpr_was_congested(&c, c.cur), "the current period known");
+	CHECK(dfs_cpr_was_congested(&c, c.cur - DFS_CPR_RING) == false,
+	      "a period RING ago");
+}
+
+int main(void)
+{
+	TEST(test_tau_falls_and_climbs);
+	TEST(test_idle_gap);
+	TEST(test_fixed_tau);
+	TEST(test_cpr_bursts_tend_to_one);
+	TEST(test_cpr_even_tends_to_csr);
+	TEST(test_lazy_settling);
+	return unit_summary("cpr_test");
+}
