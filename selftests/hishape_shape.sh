@@ -21,8 +21,9 @@
 #	default drop   s3 cut; ARP, IPv6 neighbour discovery and the
 #	               ranges' traffic unaffected
 #	limit          lowered under traffic: queues trimmed, still shaping
-#	delete         under traffic, with the big table (the kernel log is
-#	               checked after the run)
+#	delete         under traffic, with the big table, and rmmod with the
+#	               senders still going (the kernel log is checked after
+#	               the run)
 
 source "$(dirname "$0")/lib.sh"
 
@@ -282,8 +283,19 @@ RET=0
 # with its 100,003 ranges and packets queued, under traffic
 in_ns r tc qdisc del dev "$R_OUT" root
 check_err $? "delete"
+# and the module removed while the senders go on, then back for the
+# tests after this one (the kernel log is checked after the run)
+ko="${VM_MODULES_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/sch_hishape/sch_hishape.ko"
+for ((i = 0; i < 100; i++)); do
+	[ "$(cat /sys/module/sch_hishape/refcnt 2>/dev/null)" = 0 ] && break
+	sleep 0.2
+done
+rmmod sch_hishape
+check_err $? "rmmod under traffic (refcnt $(cat /sys/module/sch_hishape/refcnt 2>/dev/null))"
+insmod "$ko"
+check_err $? "insmod $ko again"
 stop_udp_cbr "${SENDER_PIDS[@]}"
-log_test "hishape: delete under traffic"
+log_test "hishape: delete and rmmod under traffic"
 
 rm -rf "$TMP"
 exit $EXIT_STATUS
