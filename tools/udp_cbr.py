@@ -10,6 +10,7 @@ path: the sink counts what arrives, per second, and writes JSON.
   udp_cbr.py send --dst ADDR --port P --rate 20M --size 1200 --time 10
                   [--schedule RATE:SECONDS,...]
                   [--src ADDR,ADDR,... [--rotate SECONDS | --spread]]
+                  [--pulse PERIOD:WIDTH]
   udp_cbr.py sink --port P --time 12 --out FILE [--bind ADDR]
 
 --ready/--go: wait at a common start with other processes
@@ -22,6 +23,9 @@ The schedule form sends each rate for its seconds in turn (VBR attacks).
 the next one (round robin) every SECONDS: an attacker rotating addresses.
 With --spread each packet leaves from the next address: a botnet of as
 many sources, each at the rate divided by their number.
+--pulse sends the rate for WIDTH seconds of every PERIOD and nothing in
+between, the periods counted from the common start, so every sender
+given the same pulse bursts in step (a low-rate, "shrew", attack).
 """
 import argparse
 import json
@@ -77,8 +81,9 @@ def send(args):
     # tests time what they judge from these, not from their own start
     # (this process may take seconds to start under emulation).
     phase_starts = []
+    pulse = [float(x) for x in args.pulse.split(":")] if args.pulse else None
     stop_on_term()
-    gate.wait_go(args.ready, args.go)
+    t0 = gate.wait_go(args.ready, args.go)
     for rate, secs in phases:
         if STOP:
             break
@@ -92,6 +97,11 @@ def send(args):
                 break
             if rate <= 0:	# a silent phase (on-off attacks)
                 time.sleep(min(secs - (now - start), 0.1))
+                continue
+            if pulse and (now - t0) % pulse[0] >= pulse[1]:
+                # between bursts: wake at the next one, send no backlog
+                time.sleep(pulse[0] - (now - t0) % pulse[0])
+                nxt = time.monotonic()
                 continue
             if args.rotate and now - rotated >= args.rotate:
                 sock.close()
@@ -153,6 +163,7 @@ def main():
     s.add_argument("--src")
     s.add_argument("--rotate", type=float, default=0)
     s.add_argument("--spread", action="store_true")
+    s.add_argument("--pulse")
     gate.add_args(s)
     k = sub.add_parser("sink")
     k.add_argument("--port", type=int, required=True)
@@ -163,6 +174,13 @@ def main():
     args = ap.parse_args()
     if args.cmd == "send" and args.spread and args.rotate:
         ap.error("--spread and --rotate: one or the other")
+    if args.cmd == "send" and args.pulse:
+        try:
+            period, width = (float(x) for x in args.pulse.split(":"))
+        except ValueError:
+            ap.error("--pulse PERIOD:WIDTH, in seconds")
+        if not 0 < width <= period:
+            ap.error("--pulse: want 0 < WIDTH <= PERIOD")
     return send(args) if args.cmd == "send" else sink(args)
 
 

@@ -198,12 +198,14 @@ def run_one(scn, kind, idx, total, raw_dir, ranges):
     for f in scn.flows:
         if f.proto == "udp":
             sched = ",".join("%d:%g" % (r, s) for r, s in f.schedule)
-            spread = (["--src", ",".join(f.sources), "--spread"]
-                      if f.sources else [])
+            extra = (["--src", ",".join(f.sources), "--spread"]
+                     if f.sources else [])
+            if f.pulse:
+                extra += ["--pulse", "%g:%g" % f.pulse]
             start("udp%d" % f.host, "s%d" % f.host, [
                 "python3", TOOLS + "/udp_cbr.py", "send", "--dst", RCV4,
                 "--port", str(UDP_PORT + f.host), "--schedule", sched] +
-                spread)
+                extra)
         elif f.proto == "tcp":
             start("tcp%d" % f.host, "s%d" % f.host, [
                 "python3", HERE + "/traffic.py", "tcp", "--dst", RCV4,

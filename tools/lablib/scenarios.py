@@ -33,6 +33,7 @@ class Flow:
     conns: int = 1              # TCP connections (the hog has 8)
     schedule: list = None       # UDP: [(bit/s, seconds), ...]
     sources: list = None        # UDP: each packet from the next (a botnet)
+    pulse: tuple = None         # UDP: (period, burst) s, in step (shrew)
 
     @property
     def key(self):
@@ -200,6 +201,33 @@ def scenario5b(short):
                     "fair rate", secs, 5, flows)
 
 
+def shrew(name, title, rate, short):
+    """Issue 15's low-rate attack: 16 hosts each send RATE in bursts of
+    100 ms every 300 ms, all in step (at 1.25 Mbit/s, twice the link
+    together while a burst lasts, two thirds of it on average), beside 8
+    TCP hosts with access links of 1-15 ms each way."""
+    secs = 20 if short else 30
+    flows = [Flow(h, "udp", ATTACK, schedule=cbr(rate, secs), pulse=(0.3, 0.1))
+             for h in range(1, 17)]
+    flows += [Flow(h, "tcp", TCP) for h in range(17, 25)]
+    return Scenario(name, title, secs, 5, flows,
+                    delays=mixed_delays(range(17, 25)),
+                    qdiscs=["pfifo", "red", "sfb", "fq_codel", "cake", "dfs",
+                            "dfs-fq"])
+
+
+def scenario6(short):
+    return shrew("scenario6", "16 hosts pulsing 1.25 Mbit/s in step, 100 ms "
+                 "every 300 ms, + 8 TCP hosts", 1_250_000, short)
+
+
+def scenario6n(short):
+    """Scenario 6 with the attackers silent: TCP's goodput without the
+    attack, which scenario 6's is measured against."""
+    return shrew("scenario6n", "scenario 6's 8 TCP hosts, the 16 attackers "
+                 "silent", 0, short)
+
+
 def scenario7(short):
     """HiShape's case: a botnet of 1,000 sources in 200 ranges floods the
     link at 1.5x its rate while 8 honest hosts, each in a range of its
@@ -242,7 +270,8 @@ def scenario7(short):
 
 SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
-             "5a": scenario5a, "5b": scenario5b, "7": scenario7}
+             "5a": scenario5a, "5b": scenario5b, "6": scenario6,
+             "6n": scenario6n, "7": scenario7}
 
 
 def get(name, short=False):
