@@ -285,15 +285,11 @@ in_ns r tc qdisc del dev "$R_OUT" root
 check_err $? "delete"
 # and the module removed while the senders go on, then back for the
 # tests after this one (the kernel log is checked after the run)
-ko="${VM_MODULES_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/sch_hishape/sch_hishape.ko"
-for ((i = 0; i < 100; i++)); do
-	[ "$(cat /sys/module/sch_hishape/refcnt 2>/dev/null)" = 0 ] && break
-	sleep 0.2
-done
+module_unused sch_hishape
 rmmod sch_hishape
 check_err $? "rmmod under traffic (refcnt $(cat /sys/module/sch_hishape/refcnt 2>/dev/null))"
-insmod "$ko"
-check_err $? "insmod $ko again"
+insmod "$(ko_path sch_hishape)"
+check_err $? "insmod $(ko_path sch_hishape) again"
 stop_udp_cbr "${SENDER_PIDS[@]}"
 log_test "hishape: delete and rmmod under traffic"
 

@@ -295,6 +295,29 @@ stop_udp_cbr()
 	return 0
 }
 
+# --- our modules ------------------------------------------------------------
+
+# ko_path MODULE: where vm-run.sh loaded MODULE from (VM_MODULES_DIR: make
+# check-debug and KERNEL= build elsewhere), each module in a directory of
+# its own name (Kbuild).
+ko_path()
+{
+	echo "${VM_MODULES_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}/$1/$1.ko"
+}
+
+# module_unused MODULE: wait up to 20 s for MODULE's last references to go
+# (a namespace's or a qdisc's teardown is asynchronous); 1 if they do not.
+module_unused()
+{
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cat "/sys/module/$1/refcnt" 2>/dev/null)" = 0 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # --- network namespaces -----------------------------------------------------
 
 # Every namespace name gets this prefix, so that parallel runs (or a test

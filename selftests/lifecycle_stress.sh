@@ -96,14 +96,6 @@ stop_traffic()
 
 # Our modules, in unload order (the filter and stfq may hold dfs children).
 MODS=(cls_lrufq sch_stfq sch_dfs)
-# Where vm-run.sh loaded them from: make check-debug builds them for its
-# kernel in another directory (VM_MODULES_DIR).
-ko_path()
-{
-	# Each module sits in a directory of its own name (Kbuild).
-	echo "${VM_MODULES_DIR:-$REPO}/$1/$1.ko"
-}
-
 # The modules must be back for the tests after us and for vm-run.sh.
 reload_modules()
 {
@@ -126,7 +118,6 @@ TRAFFIC_PIDS=()
 require_command iperf3 python3
 setup_topology 3 || exit $ksft_fail
 trap cleanup EXIT
-REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 
 # --- add / change / delete under traffic ----------------------------------
 RET=0
@@ -273,10 +264,7 @@ in_ns r tc qdisc del dev "$R_OUT" root
 topo_cleanup
 # Namespace teardown is asynchronous: the last references go with it.
 for m in "${MODS[@]}"; do
-	for ((i = 0; i < 100; i++)); do
-		[ "$(cat "/sys/module/$m/refcnt" 2>/dev/null)" = 0 ] && break
-		sleep 0.2
-	done
+	module_unused "$m"
 	rmmod "$m"
 	check_err $? "rmmod $m after delete (refcnt $(cat "/sys/module/$m/refcnt" 2>/dev/null))"
 done

@@ -81,7 +81,7 @@ def send(args):
     # tests time what they judge from these, not from their own start
     # (this process may take seconds to start under emulation).
     phase_starts = []
-    pulse = [float(x) for x in args.pulse.split(":")] if args.pulse else None
+    pulse = args.pulse             # (period, width), checked by main()
     stop_on_term()
     t0 = gate.wait_go(args.ready, args.go)
     for rate, secs in phases:
@@ -181,6 +181,7 @@ def main():
             ap.error("--pulse PERIOD:WIDTH, in seconds")
         if not 0 < width <= period:
             ap.error("--pulse: want 0 < WIDTH <= PERIOD")
+        args.pulse = (period, width)
     return send(args) if args.cmd == "send" else sink(args)
 
 

@@ -62,10 +62,7 @@ RAW=$OUT/raw.csv
 echo "scenario,qdisc,flows,param,run,pps" > "$RAW"
 echo "qdisc,flows,memory_usage,slab_growth,usage_per_flow,slab_per_flow" > "$OUT/memory.csv"
 {
-	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "kernel: $(uname -r)"
-	echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)"
-	echo "vcpus: $(nproc)"
+	pg_machine
 	echo "host: ${BENCH_HOST:-unknown}"
 	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	echo "memory: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"

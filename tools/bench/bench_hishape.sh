@@ -65,10 +65,7 @@ RAW=$OUT/raw.csv
 echo "method,ranges,size,run,pps" > "$RAW"
 echo "method,ranges,seconds" > "$OUT/setup.csv"
 {
-	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "kernel: $(uname -r)"
-	echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)"
-	echo "vcpus: $(nproc)"
+	pg_machine
 	echo "secs_per_run: $SECS"
 	echo "runs: $RUNS"
 	echo "htb_max: $HTB_MAX"

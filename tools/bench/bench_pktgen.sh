@@ -18,10 +18,19 @@
 #	                           (offered: sent + refused by the qdisc)
 #	pg_send N                  send until N packets were offered
 #	pg_teardown
+#	pg_machine                 the run's date, kernel, CPU and vCPUs, as
+#	                           "key: value" lines of a meta.txt
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../selftests/pktgen_lib.sh"
 
 PG_DEV=
+
+pg_machine() {
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "kernel: $(uname -r)"
+	echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)"
+	echo "vcpus: $(nproc)"
+}
 
 pg_setup() {
 	PG_DEV=$1
