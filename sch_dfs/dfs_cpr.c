@@ -39,6 +39,23 @@ void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 	c->tau = p->adaptive ? p->tau_max : p->tau;
 }
 
+/*
+ * New parameters @p, where @old were: a fixed tau is taken as it is, an
+ * adaptive one kept within its new bounds, or started at tau_max if it
+ * was fixed.  The clock and the flows' counts go on; the period in
+ * progress (closed by @old, dfs_cpr_tick()) takes the new length.
+ */
+void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,
+		    const struct dfs_cpr_params *p)
+{
+	if (!p->adaptive)
+		c->tau = p->tau;
+	else if (!old->adaptive)
+		c->tau = p->tau_max;
+	else
+		c->tau = clamp_t(u32, c->tau, p->tau_min, p->tau_max);
+}
+
 static u32 dfs_cpr_tau_step(u32 tau, const struct dfs_cpr_params *p,
 			    bool congested, u64 calm)
 {
@@ -99,22 +116,19 @@ bool dfs_cpr_was_congested(const struct dfs_cpr_clock *c, u32 period)
 	return age && age < DFS_CPR_RING && dfs_cpr_bit(c, period);
 }
 
-/* Count n packets of one kind in the moving average: each moves it
- * 1/2^DFS_CPR_SHIFT of the way to 1 (congested) or 0, rounded away from
- * the average so that it reaches either end.  Each packet is counted
- * once: O(1) a packet, though n of them at once.
+/* Count the packets of the flow's last period, halving both counts
+ * first if the packets would pass DFS_CPR_PACKETS_MAX: once is enough,
+ * as a period holds at most DFS_CPR_PENDING_MAX of them.
  */
-static u16 dfs_cpr_count(u16 cpr, bool congested, u32 n)
+static void dfs_cpr_settle(struct dfs_cpr_flow *f, bool congested)
 {
-	const u32 round = (1U << DFS_CPR_SHIFT) - 1;
-
-	while (n--) {
-		if (congested)
-			cpr += (DFS_CPR_ONE - cpr + round) >> DFS_CPR_SHIFT;
-		else
-			cpr -= (cpr + round) >> DFS_CPR_SHIFT;
+	if (f->packets + f->pending > DFS_CPR_PACKETS_MAX) {
+		f->packets >>= 1;
+		f->congested >>= 1;
 	}
-	return cpr;
+	f->packets += f->pending;
+	if (congested)
+		f->congested += f->pending;
 }
 
 /* A packet of flow f arrives (after dfs_cpr_tick()). */
@@ -122,23 +136,19 @@ void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f)
 {
 	if (f->period != c->cur) {
 		if (f->pending)
-			f->cpr = dfs_cpr_count(f->cpr,
-					       dfs_cpr_was_congested(c, f->period),
-					       f->pending);
+			dfs_cpr_settle(f, dfs_cpr_was_congested(c, f->period));
 		f->period = c->cur;
 		f->pending = 0;
 	}
-	if (f->pending < 255)
+	if (f->pending < DFS_CPR_PENDING_MAX)
 		f->pending++;
-	if (f->seen < 255)
-		f->seen++;
 }
 
-/* Over tau, with enough packets to be judged. */
+/* Over tau, with enough packets counted to be judged. */
 bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		     const struct dfs_cpr_params *p,
 		     const struct dfs_cpr_flow *f)
 {
-	return f->seen >= p->min_packets &&
-	       (u64)f->cpr * TC_DFS_ONE > (u64)c->tau * DFS_CPR_ONE;
+	return f->packets >= p->min_packets &&
+	       (u64)f->congested * TC_DFS_ONE > (u64)c->tau * f->packets;
 }

@@ -20,11 +20,20 @@
  * once that period has ended, at the flow's next packet.  Whether it was
  * congested comes from a ring of the last DFS_CPR_RING periods' bits; the
  * packets of an older period count as sent in a calm one, since nothing
- * says otherwise.  The CPR is a moving average over the flow's last
- * packets, each weighing 2^-DFS_CPR_SHIFT, rather than the paper's count
- * from the flow's start: a flow that has sent for hours must not need
- * hours of bursts to be judged, nor carry one old congestion forever.
- * Eight bytes a flow.
+ * says otherwise.
+ *
+ * The CPR is the paper's count, congested packets over all packets, with
+ * one change: both counts are halved when the count of packets would pass
+ * DFS_CPR_PACKETS_MAX, so a flow is judged on its last 2048 to 4095
+ * packets.  A count from the flow's start would let a flow that has sent
+ * for hours drift with the long-run CSR and never shed an old judgement;
+ * a short moving average (tried first: 16 packets) swings a TCP flow's
+ * CPR with every attack burst, above tau_min, while an attacker's packets
+ * all come in bursts: its CPR is high however long it is measured
+ * (cpr_test's test_cpr_separates_bursts is that case).
+ *
+ * Eight bytes a flow.  The period of a flow's last packet is also when it
+ * was last seen, which prune asks (dfs_cpr_idle_before()).
  */
 #ifndef _DFS_CPR_H
 #define _DFS_CPR_H
@@ -34,17 +43,17 @@
 
 #define DFS_CPR_RING	1024	/* periods remembered: 1 s of 1 ms periods */
 #define DFS_CPR_WORDS	(DFS_CPR_RING / 64)
-#define DFS_CPR_ONE	32768U	/* a flow's CPR of 1.0 */
-#define DFS_CPR_SHIFT	4	/* each packet weighs 1/16 in the average */
+#define DFS_CPR_PENDING_MAX	255	/* packets a period counts, at most */
+#define DFS_CPR_PACKETS_MAX	4095	/* halved past this */
 
 struct dfs_cpr_params {
 	u64	period_ns;	/* sampling period */
-	u32	tau;		/* fixed tau, or adaptive tau's start; TC_DFS_ONE */
-	u32	alpha;		/* tau's fall per congested period */
-	u32	beta;		/* tau's climb per calm period */
+	u32	tau;		/* fixed tau; TC_DFS_ONE = 1.0 */
+	u32	alpha;		/* adaptive tau's fall per congested period */
+	u32	beta;		/* its climb per calm period */
 	u32	tau_min;
-	u32	tau_max;
-	u32	min_packets;	/* a flow is judged from this many on (<= 255) */
+	u32	tau_max;	/* and its start */
+	u32	min_packets;	/* a flow is judged from this many on */
 	bool	adaptive;
 };
 
@@ -60,13 +69,15 @@ struct dfs_cpr_clock {
 /* A flow's part: eight bytes. */
 struct dfs_cpr_flow {
 	u32	period;		/* the period of its last packets */
-	u16	cpr;		/* DFS_CPR_ONE = 1.0, packets of periods closed */
-	u8	pending;	/* packets in period, not yet counted (<= 255) */
-	u8	seen;		/* packets so far, up to 255 */
+	u32	pending:8;	/* packets in it, not counted yet */
+	u32	congested:12;	/* counted packets of congested periods */
+	u32	packets:12;	/* counted packets */
 };
 
 void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now);
+void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,
+		    const struct dfs_cpr_params *p);
 void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now);
 void dfs_cpr_congest(struct dfs_cpr_clock *c);
@@ -76,10 +87,28 @@ bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		     const struct dfs_cpr_params *p,
 		     const struct dfs_cpr_flow *f);
 
-/* The flow's CPR as TC_DFS_ONE = 1.0, for dumps. */
+/* A new flow, seen now. */
+static inline void dfs_cpr_flow_init(const struct dfs_cpr_clock *c,
+				     struct dfs_cpr_flow *f)
+{
+	*f = (struct dfs_cpr_flow){ .period = c->cur };
+}
+
+/*
+ * Was the flow last seen before @period?  A signed difference: right for
+ * 2^31 periods, 24 days of the shortest (1 ms), twice the longest prune
+ * interval.
+ */
+static inline bool dfs_cpr_idle_before(const struct dfs_cpr_flow *f,
+				       u32 period)
+{
+	return (s32)(f->period - period) < 0;
+}
+
+/* The flow's CPR as TC_DFS_ONE = 1.0, for dumps; 0 before it is counted. */
 static inline u32 dfs_cpr_value(const struct dfs_cpr_flow *f)
 {
-	return div_u64((u64)f->cpr * TC_DFS_ONE, DFS_CPR_ONE);
+	return f->packets ? f->congested * TC_DFS_ONE / f->packets : 0;
 }
 
 /* The congested share of periods (CSR), TC_DFS_ONE = 1.0. */

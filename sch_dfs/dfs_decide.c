@@ -112,11 +112,13 @@ void dfs_meter_idle(struct dfs_meter *m, u64 now)
  */
 static u32 dfs_flow_weight(const struct dfs_flow *f, u64 fair_rate)
 {
-	if (!f->bitrate || (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV)) ||
-	    f->bitrate >= fair_rate / 2)
+	u64 br = dfs_flow_bitrate(f);
+
+	if (!br || (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV)) ||
+	    br >= fair_rate / 2)
 		return DFS_METER_ONE;
 	/* the quotient is under DFS_METER_ONE: no overflow */
-	return mul_u64_u64_div_u64(f->bitrate, 2 * DFS_METER_ONE, fair_rate);
+	return mul_u64_u64_div_u64(br, 2 * DFS_METER_ONE, fair_rate);
 }
 
 /*
@@ -175,7 +177,6 @@ void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now)
 {
 	f->pm = p->min_th;
 	f->ptime = dfs_ptime(now);
-	f->last_seen = dfs_seen(now);
 	f->win_start = now;
 }
 
@@ -193,8 +194,8 @@ void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval)
 		u64 windows = min_t(u64, div64_u64(elapsed, interval),
 				    DFS_F_WINDOWS_MAX);
 
-		f->bitrate = div64_u64((u64)f->win_bytes * NSEC_PER_SEC,
-				       elapsed);
+		dfs_flow_set_bitrate(f, div64_u64((u64)f->win_bytes *
+						  NSEC_PER_SEC, elapsed));
 		f->flags = (f->flags & ~(DFS_F_WINDOWS | DFS_F_LOSS_PREV)) |
 			   windows << DFS_F_WINDOWS_SHIFT;
 		if (f->flags & DFS_F_LOSS)
@@ -204,7 +205,6 @@ void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval)
 	}
 	f->win_bytes = f->win_bytes + len < f->win_bytes ? U32_MAX :
 		       f->win_bytes + len;
-	f->last_seen = dfs_seen(now);
 }
 
 /* ResetFlow(i) of Table 2; sz_i is zero whenever this is called. */
@@ -269,6 +269,7 @@ enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 	s64 trend_th = p->min_th + (s64)p->tolerance * p->delta_i;
 	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
 	enum dfs_verdict verdict = DFS_ALLOW;
+	u64 br = dfs_flow_bitrate(f);
 	s64 pm = f->pm;
 
 	if (pm <= trend_th) {
@@ -294,16 +295,14 @@ enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 			verdict = DFS_MARK;
 		/* A bitrate of 0 is not measured yet: no evidence either way. */
 		if (thawed && (f->flags & DFS_F_STORE_BR) && windows &&
-		    f->bitrate && fair_rate) {
+		    br && fair_rate) {
 			/* over 1.5 times the fair rate, without overflow */
-			if (f->bitrate > fair_rate &&
-			    f->bitrate - fair_rate > fair_rate / 2)
+			if (br > fair_rate && br - fair_rate > fair_rate / 2)
 				pm += dfs_pm_step(windows * p->delta_i,
-						  f->bitrate - fair_rate,
-						  fair_rate);
+						  br - fair_rate, fair_rate);
 			else
 				pm -= dfs_pm_step(windows * p->delta_d,
-						  fair_rate, f->bitrate);
+						  fair_rate, br);
 			f->flags &= ~DFS_F_WINDOWS;
 			f->ptime = dfs_ptime(now);
 		}

@@ -75,17 +75,20 @@ static inline void dfs_flow_congested(struct dfs_flow *f)
 enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
 			    u64 now, u32 wfs, u64 fair_rate);
 
-/* Algorithm 1, lines 10-13: where the flow belongs after a decision. */
+/* Algorithm 1, lines 10-13: where the flow belongs after a decision.  A
+ * flow CPR drops is held in the cache too, where it is found first and
+ * listed.
+ */
 static inline bool dfs_flow_wants_cache(const struct dfs_params *p,
 					const struct dfs_flow *f)
 {
-	return f->pm >= p->max_th;
+	return f->pm >= p->max_th || (f->flags & DFS_F_CPR);
 }
 
 static inline bool dfs_flow_wants_btree(const struct dfs_params *p,
 					const struct dfs_flow *f)
 {
-	return f->pm <= p->min_th;
+	return f->pm <= p->min_th && !(f->flags & DFS_F_CPR);
 }
 
 #endif /* _DFS_DECIDE_H */

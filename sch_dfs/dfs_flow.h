@@ -11,6 +11,7 @@
 #define _DFS_FLOW_H
 
 #include "core_env.h"
+#include "dfs_cpr.h"
 #include <net/flowkey.h>
 
 /* dfs_flow.flags */
@@ -26,6 +27,8 @@
  */
 #define DFS_F_LOSS	0x10
 #define DFS_F_LOSS_PREV	0x100
+/* Its CPR is over tau: every packet is dropped (dfs_cpr.h). */
+#define DFS_F_CPR	0x200
 /*
  * Bits 5-7: the rate intervals (1..7) that the bitrate measured last spans,
  * until p_m has moved by it; 0 when it has.  A window closes at the
@@ -40,21 +43,21 @@
  * 80 bytes (51 to a 4 KiB slab page): with about 12 bytes of B-tree node
  * per flow, a flow costs less than 96 bytes of kernel memory (the
  * benchmark, tools/bench, measures it).  So p_m and the flags share a
- * word, and the two clocks that need no nanoseconds are 32-bit:
+ * word, and what needs neither nanoseconds nor 64 bits is 32-bit:
  *
  *  - p_time in units of 2^10 ns (about 1 us): it is only compared with
  *    freeze_time (10 s at most), and wraps after 73 minutes; a flow whose
  *    p_m has not moved for a multiple of that may stay frozen for one more
  *    freeze_time, which changes nothing.
- *  - last_seen in units of 2^20 ns (about 1 ms): prune compares it with the
- *    start of the previous round, at most two prune intervals (7 days
- *    each at most) ago, well within the 24 days a signed 32-bit
- *    difference of it covers.
+ *  - the bitrate in units of 8 bytes/s, rounded up so that a measured rate
+ *    is never 0, saturating at 275 Gbit/s (dfs_flow_bitrate()).
+ *  - when the flow was last seen (prune) is the CPR sampling period of
+ *    its last packet (dfs_cpr_idle_before()).
  *
  * The bitrate window keeps nanoseconds: the rate is divided by it.
  */
 #define DFS_PTIME_SHIFT	10
-#define DFS_SEEN_SHIFT	20
+#define DFS_BR_SHIFT	3
 
 struct dfs_flow {
 	struct flowkey	key;
@@ -64,10 +67,22 @@ struct dfs_flow {
 	u32		win_bytes;	/* bytes arrived in this window */
 	u32		epoch;		/* last epoch << 1 | counted, dfs_meter_seen() */
 	u32		ptime;		/* p_time: last p_m update, dfs_ptime() */
-	u32		last_seen;	/* last arrival, dfs_seen() (prune) */
+	u32		bitrate;	/* br_i of the last window, dfs_flow_bitrate() */
 	u64		win_start;	/* bitrate window start, ns */
-	u64		bitrate;	/* br_i, bytes/s of the last window */
+	struct dfs_cpr_flow cpr;	/* CPR, and the period last seen */
 };
+
+/* br_i in bytes/s; 0: not measured yet. */
+static inline u64 dfs_flow_bitrate(const struct dfs_flow *f)
+{
+	return (u64)f->bitrate << DFS_BR_SHIFT;
+}
+
+static inline void dfs_flow_set_bitrate(struct dfs_flow *f, u64 rate)
+{
+	rate = (rate + (1U << DFS_BR_SHIFT) - 1) >> DFS_BR_SHIFT;
+	f->bitrate = min_t(u64, rate, U32_MAX);
+}
 
 static inline u32 dfs_ptime(u64 ns)
 {
@@ -85,17 +100,6 @@ static inline bool dfs_ptime_after(const struct dfs_flow *f, u64 now,
 	u32 units = (gap + (1U << DFS_PTIME_SHIFT) - 1) >> DFS_PTIME_SHIFT;
 
 	return (u32)(dfs_ptime(now) - f->ptime) > units;
-}
-
-static inline u32 dfs_seen(u64 ns)
-{
-	return ns >> DFS_SEEN_SHIFT;
-}
-
-/* Was the flow last seen before @t (ns)? */
-static inline bool dfs_seen_before(const struct dfs_flow *f, u64 t)
-{
-	return (s32)(f->last_seen - dfs_seen(t)) < 0;
 }
 
 static inline int dfs_key_cmp(const struct flowkey *a, const struct flowkey *b)

@@ -29,6 +29,15 @@
  * Past the "flows" cap, packets of unknown flows share one overflow flow,
  * which DFS judges like any other: a spoofed flood can not exhaust memory,
  * and it can not hurt the flows already known.
+ *
+ * A low-rate ("shrew") attack sends bursts in step with other attackers
+ * and stays under a fair rate on average, so Algorithm 3 never sees it.
+ * With "cpr", each flow's congestion participation rate is kept too
+ * (dfs_cpr.c: the share of its packets that came in 1 ms periods in
+ * which DFS dropped or marked a packet) and a flow whose CPR is over tau
+ * is dropped before it takes buffer space, as a malicious one is, until
+ * its CPR falls back under tau.  tau is fixed, or adapts (Kieu et al.):
+ * low while the link is congested, high when it is calm.
  */
 #include <linux/module.h>
 #include <linux/types.h>
@@ -79,6 +88,16 @@
 #define DFS_DEFAULT_INTERVAL_US	(100 * USEC_PER_MSEC)
 #define DFS_QUANTUM_MIN		256
 #define DFS_QUANTUM_MAX		SZ_1M
+/* CPR, the paper's (Kieu et al., Fig. 7) */
+#define DFS_CPR_PERIOD_US	USEC_PER_MSEC
+#define DFS_CPR_TAU		(TC_DFS_ONE * 3 / 5)	/* fixed: 0.6 */
+#define DFS_CPR_ALPHA		(TC_DFS_ONE * 6 / 100)
+#define DFS_CPR_BETA		(TC_DFS_ONE * 15 / 1000)
+#define DFS_CPR_TAU_MIN		(TC_DFS_ONE / 5)
+#define DFS_CPR_TAU_MAX		(TC_DFS_ONE * 4 / 5)
+#define DFS_CPR_MIN_PACKETS	16
+/* A long-lived flow keeps at least this many counted (dfs_cpr.h) */
+#define DFS_CPR_MIN_PACKETS_MAX	((DFS_CPR_PACKETS_MAX + 1) / 2)
 
 struct dfs_skb_cb {
 	struct dfs_flow	*flow;
@@ -99,6 +118,7 @@ struct dfs_flow_fq {
 /* The README's memory budget: 96 bytes a known flow in sched fifo, 128
  * in sched fq, B-tree share included.
  */
+static_assert(sizeof(struct dfs_flow) <= 80);
 static_assert(sizeof(struct dfs_flow_fq) <= 88);
 
 struct dfs_stats {
@@ -111,6 +131,7 @@ struct dfs_stats {
 	u64	flows_overflow;
 	u64	drop_nomem;
 	u64	drop_overmemory;
+	u64	drop_cpr;
 };
 
 struct dfs_sched_data {
@@ -134,7 +155,13 @@ struct dfs_sched_data {
 	u32			nflows;		/* in the B-tree and the cache */
 	u32			malicious;
 	u32			trending;
+	u32			cpr_flows;	/* flagged DFS_F_CPR */
 	u32			wfs_ewma;
+
+	/* CPR: the clock runs whatever cpr_mode says, as prune reads it. */
+	u32			cpr_mode;	/* enum tc_dfs_cpr */
+	struct dfs_cpr_params	cpr_params;
+	struct dfs_cpr_clock	cpr_clock;
 
 	/* Prune (Algorithm 2), incremental: a round walks the B-tree in key
 	 * order from prune_cursor, DFS_PRUNE_BATCH flows per timer run.
@@ -142,7 +169,8 @@ struct dfs_sched_data {
 	struct timer_list	prune_timer;
 	struct Qdisc		*sch;
 	u64			last_prune;	/* start of the last round */
-	u64			prune_before;	/* idle since: prune */
+	u32			last_prune_period; /* its CPR period */
+	u32			prune_before;	/* idle since this period: prune */
 	struct flowkey		prune_cursor;
 	bool			prune_cursor_set;
 	bool			prune_active;
@@ -199,6 +227,8 @@ static void dfs_count_flags(struct dfs_sched_data *q, u32 flags, int sign)
 		q->malicious += sign;
 	if (flags & DFS_F_TRENDING)
 		q->trending += sign;
+	if (flags & DFS_F_CPR)
+		q->cpr_flows += sign;
 }
 
 static void dfs_flow_free(struct dfs_sched_data *q, struct dfs_flow *flow)
@@ -230,6 +260,7 @@ static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 		goto overflow;
 	flow->key = key;
 	dfs_flow_init(flow, &q->params, now);
+	dfs_cpr_flow_init(&q->cpr_clock, &flow->cpr);
 	if (dfs_btree_insert(&q->btree, flow)) {
 		kmem_cache_free(q->flow_cachep, flow);
 		goto overflow;
@@ -264,6 +295,26 @@ static void dfs_flow_place(struct dfs_sched_data *q, struct dfs_flow *flow)
 		dfs_btree_remove(&q->btree, &flow->key);
 		flow->flags |= DFS_F_CACHED;
 	}
+}
+
+/* The packet of @flow is dropped or CE marked as congestion: the flow
+ * wants more than it gets (dfs_meter_seen()), and the period is congested
+ * (CPR).
+ */
+static void dfs_congested(struct dfs_sched_data *q, struct dfs_flow *flow)
+{
+	dfs_flow_congested(flow);
+	dfs_cpr_congest(&q->cpr_clock);
+}
+
+/* Flag the flow while its CPR is over tau. */
+static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow)
+{
+	if (q->cpr_mode != TC_DFS_CPR_OFF &&
+	    dfs_cpr_suspect(&q->cpr_clock, &q->cpr_params, &flow->cpr))
+		flow->flags |= DFS_F_CPR;
+	else
+		flow->flags &= ~DFS_F_CPR;
 }
 
 /*
@@ -307,8 +358,10 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	u32 wfs, flags;
 
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
+	dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
 	flow = dfs_flow_get(q, skb, now);
 	dfs_flow_arrival(flow, now, len, p->rate_interval_ns);
+	dfs_cpr_packet(&q->cpr_clock, &flow->cpr);
 
 	wfs = dfs_wfs(p->limit, sch->qstats.backlog,
 		      dfs_meter_active(&q->meter));
@@ -317,6 +370,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	fair_rate = dfs_fair_rate(p, &q->meter);
 	flags = flow->flags;
 	verdict = dfs_decide(p, flow, now, q->wfs_ewma, fair_rate);
+	dfs_cpr_judge(q, flow);
 	if (flags != flow->flags) {
 		dfs_count_flags(q, flags, -1);
 		dfs_count_flags(q, flow->flags, 1);
@@ -329,18 +383,23 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}
+	/* Nor does a flow CPR drops; and neither drop is congestion. */
+	if (flow->flags & DFS_F_CPR) {
+		q->stats.drop_cpr++;
+		goto congestion_drop;
+	}
 	if (verdict == DFS_MARK)
-		dfs_flow_congested(flow);
+		dfs_congested(q, flow);
 	dfs_meter_seen(&q->meter, flow, fair_rate);
 
 	if (unlikely(sch->qstats.backlog + len > p->limit)) {
 		q->stats.drop_overlimit++;
-		dfs_flow_congested(flow);
+		dfs_congested(q, flow);
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (unlikely((u64)q->memory_used + skb->truesize > q->memory_limit)) {
 		q->stats.drop_overmemory++;
-		dfs_flow_congested(flow);
+		dfs_congested(q, flow);
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (verdict == DFS_MARK) {
@@ -473,8 +532,15 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 	u64 now = 0;		/* fifo reads the clock only to go idle */
 
 	if (dfs_fq_mode(q)) {
+		u64 signals = q->fq_stats.codel_drops + q->fq_stats.codel_marks;
+
 		now = ktime_get_ns();
 		skb = dfs_fq_next(sch, now);
+		/* CoDel's drops and marks are congestion too (CPR) */
+		if (q->fq_stats.codel_drops + q->fq_stats.codel_marks != signals) {
+			dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
+			dfs_cpr_congest(&q->cpr_clock);
+		}
 		/* As fq_codel: a parent (HTB) must not hear of drops while
 		 * this qdisc is empty; they are told on a later dequeue.
 		 */
@@ -586,8 +652,10 @@ static void dfs_flows_destroy(struct Qdisc *sch)
 	dfs_btree_bury(q);
 	memset(&q->overflow, 0, sizeof(q->overflow));
 	dfs_flow_init(&q->overflow.flow, &q->params, ktime_get_ns());
+	dfs_cpr_flow_init(&q->cpr_clock, &q->overflow.flow.cpr);
 	q->malicious = 0;
 	q->trending = 0;
+	q->cpr_flows = 0;
 	q->prune_active = false;
 }
 
@@ -660,7 +728,8 @@ static void dfs_trim_queue(struct Qdisc *sch)
 static bool dfs_flow_idle(const struct dfs_sched_data *q,
 			  struct dfs_flow *flow)
 {
-	return !flow->backlog && dfs_seen_before(flow, q->prune_before) &&
+	return !flow->backlog &&
+	       dfs_cpr_idle_before(&flow->cpr, q->prune_before) &&
 	       !(dfs_fq_mode(q) && dfs_flow_fq(flow)->fq);
 }
 
@@ -690,8 +759,10 @@ static void dfs_prune_start(struct dfs_sched_data *q, u64 now)
 {
 	u32 i;
 
-	q->prune_before = q->last_prune;
+	dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
+	q->prune_before = q->last_prune_period;
 	q->last_prune = now;
+	q->last_prune_period = q->cpr_clock.cur;
 	for (i = 0; i < q->cache.size; i++) {
 		struct dfs_flow *flow = dfs_cache_at(&q->cache, i);
 
@@ -799,6 +870,14 @@ static const struct netlink_range_validation dfs_interval_range = {
 	.min = USEC_PER_MSEC, .max = 10 * USEC_PER_SEC,
 };
 
+static const struct netlink_range_validation dfs_cpr_period_range = {
+	.min = USEC_PER_MSEC, .max = USEC_PER_SEC,
+};
+
+static const struct netlink_range_validation dfs_cpr_min_packets_range = {
+	.min = 1, .max = DFS_CPR_MIN_PACKETS_MAX,
+};
+
 static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 	[TCA_DFS_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_limit_range),
 	[TCA_DFS_FLOWS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_flows_range),
@@ -825,6 +904,16 @@ static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 							&dfs_interval_range),
 	[TCA_DFS_MEMORY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&dfs_memory_range),
+	[TCA_DFS_CPR]		= NLA_POLICY_MAX(NLA_U32, TC_DFS_CPR_MAX),
+	[TCA_DFS_CPR_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&dfs_cpr_period_range),
+	[TCA_DFS_CPR_TAU]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_fraction_range),
+	[TCA_DFS_CPR_ALPHA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_fraction_range),
+	[TCA_DFS_CPR_BETA]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_fraction_range),
+	[TCA_DFS_CPR_TAU_MIN]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_fraction_range),
+	[TCA_DFS_CPR_TAU_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_fraction_range),
+	[TCA_DFS_CPR_MIN_PACKETS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&dfs_cpr_min_packets_range),
 };
 
 /* Everything "change" may set, so it can be checked before it is applied. */
@@ -841,6 +930,8 @@ struct dfs_config {
 	u32			interval_us;
 	u32			memory_limit;
 	bool			ecn;
+	u32			cpr_mode;
+	struct dfs_cpr_params	cpr;
 };
 
 static void dfs_config_get(const struct dfs_sched_data *q,
@@ -858,6 +949,8 @@ static void dfs_config_get(const struct dfs_sched_data *q,
 	c->interval_us = q->interval_us;
 	c->memory_limit = q->memory_limit;
 	c->ecn = q->ecn;
+	c->cpr_mode = q->cpr_mode;
+	c->cpr = q->cpr_params;
 }
 
 static void dfs_config_parse(struct nlattr **tb, struct dfs_config *c)
@@ -909,6 +1002,39 @@ static void dfs_config_parse(struct nlattr **tb, struct dfs_config *c)
 		c->interval_us = nla_get_u32(tb[TCA_DFS_INTERVAL]);
 	if (tb[TCA_DFS_MEMORY_LIMIT])
 		c->memory_limit = nla_get_u32(tb[TCA_DFS_MEMORY_LIMIT]);
+	if (tb[TCA_DFS_CPR]) {
+		c->cpr_mode = nla_get_u32(tb[TCA_DFS_CPR]);
+		c->cpr.adaptive = c->cpr_mode == TC_DFS_CPR_ADAPTIVE;
+	}
+	if (tb[TCA_DFS_CPR_PERIOD])
+		c->cpr.period_ns = (u64)nla_get_u32(tb[TCA_DFS_CPR_PERIOD]) *
+				   NSEC_PER_USEC;
+	if (tb[TCA_DFS_CPR_TAU])
+		c->cpr.tau = nla_get_u32(tb[TCA_DFS_CPR_TAU]);
+	if (tb[TCA_DFS_CPR_ALPHA])
+		c->cpr.alpha = nla_get_u32(tb[TCA_DFS_CPR_ALPHA]);
+	if (tb[TCA_DFS_CPR_BETA])
+		c->cpr.beta = nla_get_u32(tb[TCA_DFS_CPR_BETA]);
+	if (tb[TCA_DFS_CPR_TAU_MIN])
+		c->cpr.tau_min = nla_get_u32(tb[TCA_DFS_CPR_TAU_MIN]);
+	if (tb[TCA_DFS_CPR_TAU_MAX])
+		c->cpr.tau_max = nla_get_u32(tb[TCA_DFS_CPR_TAU_MAX]);
+	if (tb[TCA_DFS_CPR_MIN_PACKETS])
+		c->cpr.min_packets = nla_get_u32(tb[TCA_DFS_CPR_MIN_PACKETS]);
+}
+
+/* What dfs_dump() reads without the qdisc lock is written once. */
+static void dfs_cpr_params_set(struct dfs_cpr_params *p,
+			       const struct dfs_cpr_params *n)
+{
+	WRITE_ONCE(p->period_ns, n->period_ns);
+	WRITE_ONCE(p->tau, n->tau);
+	WRITE_ONCE(p->alpha, n->alpha);
+	WRITE_ONCE(p->beta, n->beta);
+	WRITE_ONCE(p->tau_min, n->tau_min);
+	WRITE_ONCE(p->tau_max, n->tau_max);
+	WRITE_ONCE(p->min_packets, n->min_packets);
+	WRITE_ONCE(p->adaptive, n->adaptive);
 }
 
 /* What dfs_dump() reads without the qdisc lock is written once. */
@@ -933,6 +1059,11 @@ static int dfs_config_check(const struct dfs_config *c,
 
 	if (c->target_us >= c->interval_us) {
 		NL_SET_ERR_MSG_MOD(extack, "target must be below interval");
+		return -EINVAL;
+	}
+	if (c->cpr.tau_min > c->cpr.tau_max) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "cpr_tau_min must not be above cpr_tau_max");
 		return -EINVAL;
 	}
 
@@ -991,6 +1122,36 @@ fail:
 	return -ENOMEM;
 }
 
+/* CPR is off: the flows it holds in the cache go free now, one outside
+ * it (the cache was full) at its next packet.
+ */
+static void dfs_cpr_release(struct dfs_sched_data *q)
+{
+	u32 i;
+
+	for (i = 0; i < q->cache.size; i++) {
+		struct dfs_flow *flow = dfs_cache_at(&q->cache, i);
+
+		if (flow && (flow->flags & DFS_F_CPR)) {
+			dfs_count_flags(q, DFS_F_CPR, -1);
+			flow->flags &= ~DFS_F_CPR;
+		}
+	}
+}
+
+/* New CPR parameters: the clock closes its periods by the old ones. */
+static void dfs_cpr_change(struct dfs_sched_data *q, const struct dfs_config *c)
+{
+	struct dfs_cpr_params old = q->cpr_params;
+
+	dfs_cpr_tick(&q->cpr_clock, &old, ktime_get_ns());
+	dfs_cpr_params_set(&q->cpr_params, &c->cpr);
+	dfs_cpr_retune(&q->cpr_clock, &old, &q->cpr_params);
+	if (c->cpr_mode == TC_DFS_CPR_OFF && q->cpr_mode != TC_DFS_CPR_OFF)
+		dfs_cpr_release(q);
+	WRITE_ONCE(q->cpr_mode, c->cpr_mode);
+}
+
 static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -1044,6 +1205,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	 * The flows go back to the old sched's cache.
 	 */
 	dfs_params_set(&q->params, &c.params);
+	dfs_cpr_change(q, &c);
 	if (c.key_mode != q->key_mode || c.sched != q->sched)
 		qdisc_purge_queue(sch);
 	q->flow_cachep = c.sched == TC_DFS_SCHED_FQ ? dfs_flow_fq_cachep :
@@ -1113,6 +1275,17 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->fq_params.mtu = psched_mtu(qdisc_dev(sch));
 	q->fq_params.ecn = q->ecn;
 	q->flow_cachep = dfs_flow_fq_cachep;
+	q->cpr_mode = TC_DFS_CPR_OFF;
+	q->cpr_params = (struct dfs_cpr_params){
+		.period_ns	= DFS_CPR_PERIOD_US * NSEC_PER_USEC,
+		.tau		= DFS_CPR_TAU,
+		.alpha		= DFS_CPR_ALPHA,
+		.beta		= DFS_CPR_BETA,
+		.tau_min	= DFS_CPR_TAU_MIN,
+		.tau_max	= DFS_CPR_TAU_MAX,
+		.min_packets	= DFS_CPR_MIN_PACKETS,
+	};
+	dfs_cpr_init(&q->cpr_clock, &q->cpr_params, now);
 
 	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
 	err = dfs_cache_init(&q->cache, DFS_DEFAULT_CACHE);
@@ -1121,6 +1294,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		return err;
 	}
 	dfs_flow_init(&q->overflow.flow, p, now);
+	dfs_cpr_flow_init(&q->cpr_clock, &q->overflow.flow.cpr);
 	dfs_meter_init(&q->meter, now);
 
 	if (opt) {
@@ -1138,6 +1312,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 static int dfs_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
+	const struct dfs_cpr_params *cp = &q->cpr_params;
 	const struct dfs_params *p = &q->params;
 	struct nlattr *opts;
 
@@ -1172,7 +1347,17 @@ static int dfs_dump(struct Qdisc *sch, struct sk_buff *skb)
 			READ_ONCE(q->fq_params.quantum)) ||
 	    nla_put_u32(skb, TCA_DFS_TARGET, READ_ONCE(q->target_us)) ||
 	    nla_put_u32(skb, TCA_DFS_INTERVAL, READ_ONCE(q->interval_us)) ||
-	    nla_put_u32(skb, TCA_DFS_MEMORY_LIMIT, READ_ONCE(q->memory_limit)))
+	    nla_put_u32(skb, TCA_DFS_MEMORY_LIMIT, READ_ONCE(q->memory_limit)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR, READ_ONCE(q->cpr_mode)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR_PERIOD,
+			div_u64(READ_ONCE(cp->period_ns), NSEC_PER_USEC)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR_TAU, READ_ONCE(cp->tau)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR_ALPHA, READ_ONCE(cp->alpha)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR_BETA, READ_ONCE(cp->beta)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR_TAU_MIN, READ_ONCE(cp->tau_min)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR_TAU_MAX, READ_ONCE(cp->tau_max)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR_MIN_PACKETS,
+			READ_ONCE(cp->min_packets)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -1221,13 +1406,19 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->drop_nomem = q->stats.drop_nomem;
 	st->drop_overmemory = q->stats.drop_overmemory;
 	st->queue_memory = q->memory_used;
+	st->cpr_tau = q->cpr_clock.tau;
+	st->cpr_csr = dfs_cpr_csr(&q->cpr_clock);
+	st->cpr_flows = q->cpr_flows;
+	st->cpr_periods = q->cpr_clock.periods;
+	st->cpr_congested = q->cpr_clock.congested;
+	st->drop_cpr = q->stats.drop_cpr;
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &xst, sizeof(xst));
 }
 
 /* Classes: the cache slots, read only, so "tc -s class show" lists the
- * flows DFS holds as malicious.
+ * flows DFS holds as malicious, or drops for their CPR.
  */
 static struct Qdisc *dfs_leaf(struct Qdisc *sch, unsigned long arg)
 {
@@ -1266,11 +1457,15 @@ static int dfs_dump_class_stats(struct Qdisc *sch, unsigned long cl,
 		memcpy(st->dst, flow->key.dst, sizeof(st->dst));
 		st->pm = flow->pm;
 		st->backlog = flow->backlog;
-		st->bitrate = flow->bitrate;
+		st->bitrate = dfs_flow_bitrate(flow);
+		st->cpr = dfs_cpr_value(&flow->cpr);
+		st->cpr_packets = flow->cpr.packets;
 		if (flow->flags & DFS_F_MALICIOUS)
 			st->flags |= TC_DFS_FLOW_MALICIOUS;
 		if (flow->flags & DFS_F_TRENDING)
 			st->flags |= TC_DFS_FLOW_TRENDING;
+		if (flow->flags & DFS_F_CPR)
+			st->flags |= TC_DFS_FLOW_CPR;
 		qs.backlog = flow->backlog;
 	}
 	sch_tree_unlock(sch);

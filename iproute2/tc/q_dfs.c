@@ -45,7 +45,16 @@ static const struct {
 	{ "delta_i",	TCA_DFS_DELTA_I },
 	{ "delta_d",	TCA_DFS_DELTA_D },
 	{ "beta",	TCA_DFS_BETA },
+	{ "cpr_alpha",	TCA_DFS_CPR_ALPHA },
+	{ "cpr_beta",	TCA_DFS_CPR_BETA },
+	{ "cpr_tau_min", TCA_DFS_CPR_TAU_MIN },
+	{ "cpr_tau_max", TCA_DFS_CPR_TAU_MAX },
 };
+
+/* The kernel's bounds (sch_dfs/dfs_qdisc.c), checked here too. */
+#define DFS_CPR_PERIOD_MIN	1000		/* usec */
+#define DFS_CPR_PERIOD_MAX	1000000
+#define DFS_CPR_MIN_PACKETS_MAX	2048
 
 /* The attribute of a fraction parameter, or -1. */
 static int dfs_frac_attr(const char *name)
@@ -71,9 +80,15 @@ static void explain(void)
 		"               [ rate_interval TIME ] [ [no]ecn ]\n"
 		"               [ bandwidth RATE ] [ sched fifo|fq ]\n"
 		"               [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
+		"               [ cpr adaptive | cpr tau FRACTION | nocpr ]\n"
+		"               [ cpr_period TIME ] [ cpr_min_packets NUMBER ]\n"
+		"               [ cpr_alpha FRACTION ] [ cpr_beta FRACTION ]\n"
+		"               [ cpr_tau_min FRACTION ] [ cpr_tau_max FRACTION ]\n"
 		"FRACTION is a decimal number from 0 to 1, e.g. 0.04\n"
 		"bandwidth 0 makes the qdisc measure the link rate\n"
-		"quantum, target and interval apply to sched fq\n");
+		"quantum, target and interval apply to sched fq\n"
+		"cpr_period is 1ms to 1s, cpr_min_packets 1 to 2048;\n"
+		"cpr_alpha, cpr_beta and the tau bounds apply to cpr adaptive\n");
 }
 
 /* Numbers only: get_size() and friends take "-1", "inf" and "nan" too. */
@@ -342,6 +357,52 @@ static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			}
 			opt[attr] = t;
 			set[attr] = true;
+		} else if (strcmp(*argv, "cpr") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "adaptive") == 0) {
+				opt[TCA_DFS_CPR] = TC_DFS_CPR_ADAPTIVE;
+			} else if (strcmp(*argv, "tau") == 0) {
+				NEXT_ARG();
+				if (dfs_get_frac(&opt[TCA_DFS_CPR_TAU], *argv)) {
+					fprintf(stderr,
+						"Illegal \"cpr tau\": \"%s\" is not a fraction from 0 to 1 with at most 6 decimals, e.g. 0.6\n",
+						*argv);
+					return -1;
+				}
+				opt[TCA_DFS_CPR] = TC_DFS_CPR_FIXED;
+				set[TCA_DFS_CPR_TAU] = true;
+			} else {
+				fprintf(stderr,
+					"Illegal \"cpr\": \"%s\" (use \"cpr adaptive\" or \"cpr tau FRACTION\")\n",
+					*argv);
+				return -1;
+			}
+			set[TCA_DFS_CPR] = true;
+		} else if (strcmp(*argv, "nocpr") == 0) {
+			opt[TCA_DFS_CPR] = TC_DFS_CPR_OFF;
+			set[TCA_DFS_CPR] = true;
+		} else if (strcmp(*argv, "cpr_period") == 0) {
+			NEXT_ARG();
+			if (dfs_get_usecs(&t, *argv) || t < DFS_CPR_PERIOD_MIN ||
+			    t > DFS_CPR_PERIOD_MAX) {
+				fprintf(stderr,
+					"Illegal \"cpr_period\": \"%s\" is not a time from 1ms to 1s\n",
+					*argv);
+				return -1;
+			}
+			opt[TCA_DFS_CPR_PERIOD] = t;
+			set[TCA_DFS_CPR_PERIOD] = true;
+		} else if (strcmp(*argv, "cpr_min_packets") == 0) {
+			NEXT_ARG();
+			if (get_u32(&opt[TCA_DFS_CPR_MIN_PACKETS], *argv, 0) ||
+			    opt[TCA_DFS_CPR_MIN_PACKETS] == 0 ||
+			    opt[TCA_DFS_CPR_MIN_PACKETS] > DFS_CPR_MIN_PACKETS_MAX) {
+				fprintf(stderr,
+					"Illegal \"cpr_min_packets\": \"%s\" is not a number from 1 to %u\n",
+					*argv, DFS_CPR_MIN_PACKETS_MAX);
+				return -1;
+			}
+			set[TCA_DFS_CPR_MIN_PACKETS] = true;
 		} else if (strcmp(*argv, "ecn") == 0) {
 			opt[TCA_DFS_ECN] = 1;
 			set[TCA_DFS_ECN] = true;
@@ -364,6 +425,12 @@ static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		fprintf(stderr, "\"min_th\" must not be above \"max_th\"\n");
 		return -1;
 	}
+	if (set[TCA_DFS_CPR_TAU_MIN] && set[TCA_DFS_CPR_TAU_MAX] &&
+	    opt[TCA_DFS_CPR_TAU_MIN] > opt[TCA_DFS_CPR_TAU_MAX]) {
+		fprintf(stderr,
+			"\"cpr_tau_min\" must not be above \"cpr_tau_max\"\n");
+		return -1;
+	}
 
 	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
 	/* TCA_DFS_LIMIT to TCA_DFS_ECN are all u32. */
@@ -372,12 +439,110 @@ static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			addattr_l(n, 1024, i, &opt[i], sizeof(opt[i]));
 	if (set[TCA_DFS_BANDWIDTH])
 		addattr64(n, 1024, TCA_DFS_BANDWIDTH, bandwidth);
-	/* and TCA_DFS_SCHED to TCA_DFS_MEMORY_LIMIT */
-	for (i = TCA_DFS_SCHED; i <= TCA_DFS_MEMORY_LIMIT; i++)
+	/* and TCA_DFS_SCHED to TCA_DFS_CPR_MIN_PACKETS */
+	for (i = TCA_DFS_SCHED; i <= TCA_DFS_CPR_MIN_PACKETS; i++)
 		if (set[i])
 			addattr_l(n, 1024, i, &opt[i], sizeof(opt[i]));
 	addattr_nest_end(n, tail);
 	return 0;
+}
+
+static void dfs_print_fq_opt(struct rtattr **tb)
+{
+	__u32 val;
+
+	SPRINT_BUF(b1);
+
+	if (tb[TCA_DFS_QUANTUM]) {
+		val = rta_getattr_u32(tb[TCA_DFS_QUANTUM]);
+		print_uint(PRINT_ANY, "quantum", "quantum %u ", val);
+	}
+	if (tb[TCA_DFS_TARGET]) {
+		val = rta_getattr_u32(tb[TCA_DFS_TARGET]);
+		print_uint(PRINT_JSON, "target", NULL, val);
+		print_string(PRINT_FP, NULL, "target %s ", sprint_time(val, b1));
+	}
+	if (tb[TCA_DFS_INTERVAL]) {
+		val = rta_getattr_u32(tb[TCA_DFS_INTERVAL]);
+		print_uint(PRINT_JSON, "interval", NULL, val);
+		print_string(PRINT_FP, NULL, "interval %s ",
+			     sprint_time(val, b1));
+	}
+}
+
+static const char * const dfs_cpr_modes[] = {
+	[TC_DFS_CPR_OFF]	= "off",
+	[TC_DFS_CPR_FIXED]	= "fixed",
+	[TC_DFS_CPR_ADAPTIVE]	= "adaptive",
+};
+
+static void dfs_print_frac(const char *name, struct rtattr *attr)
+{
+	__u32 val = rta_getattr_u32(attr);
+
+	SPRINT_BUF(b1);
+
+	print_float(PRINT_JSON, name, NULL, (double)val / TC_DFS_ONE);
+	print_string(PRINT_FP, NULL, "%s ", name);
+	print_string(PRINT_FP, NULL, "%s ", dfs_sprint_frac(val, b1));
+}
+
+/*
+ * "cpr adaptive", "cpr tau F" or "nocpr"; the period and min_packets
+ * while CPR is on, adaptive tau's parameters while it is adaptive, and
+ * everything with -d.
+ */
+static void dfs_print_cpr_opt(struct rtattr **tb)
+{
+	__u32 mode, val;
+
+	SPRINT_BUF(b1);
+
+	if (!tb[TCA_DFS_CPR])
+		return;
+	mode = rta_getattr_u32(tb[TCA_DFS_CPR]);
+	if (mode <= TC_DFS_CPR_MAX)
+		print_string(PRINT_JSON, "cpr", NULL, dfs_cpr_modes[mode]);
+	else
+		print_uint(PRINT_JSON, "cpr", NULL, mode);
+	if (mode == TC_DFS_CPR_OFF)
+		print_string(PRINT_FP, NULL, "%s ", "nocpr");
+	else if (mode == TC_DFS_CPR_ADAPTIVE)
+		print_string(PRINT_FP, NULL, "%s ", "cpr adaptive");
+	else if (mode == TC_DFS_CPR_FIXED && tb[TCA_DFS_CPR_TAU])
+		print_string(PRINT_FP, NULL, "cpr tau %s ",
+			     dfs_sprint_frac(rta_getattr_u32(tb[TCA_DFS_CPR_TAU]),
+					     b1));
+	else
+		print_uint(PRINT_FP, NULL, "cpr %u ", mode);
+	if (mode == TC_DFS_CPR_OFF && !show_details)
+		return;
+
+	if (tb[TCA_DFS_CPR_TAU])
+		print_float(PRINT_JSON, "cpr_tau", NULL,
+			    (double)rta_getattr_u32(tb[TCA_DFS_CPR_TAU]) /
+			    TC_DFS_ONE);
+	if (tb[TCA_DFS_CPR_PERIOD]) {
+		val = rta_getattr_u32(tb[TCA_DFS_CPR_PERIOD]);
+		print_uint(PRINT_JSON, "cpr_period", NULL, val);
+		print_string(PRINT_FP, NULL, "cpr_period %s ",
+			     sprint_time(val, b1));
+	}
+	if (tb[TCA_DFS_CPR_MIN_PACKETS]) {
+		val = rta_getattr_u32(tb[TCA_DFS_CPR_MIN_PACKETS]);
+		print_uint(PRINT_ANY, "cpr_min_packets", "cpr_min_packets %u ",
+			   val);
+	}
+	if (mode != TC_DFS_CPR_ADAPTIVE && !show_details)
+		return;
+	if (tb[TCA_DFS_CPR_ALPHA])
+		dfs_print_frac("cpr_alpha", tb[TCA_DFS_CPR_ALPHA]);
+	if (tb[TCA_DFS_CPR_BETA])
+		dfs_print_frac("cpr_beta", tb[TCA_DFS_CPR_BETA]);
+	if (tb[TCA_DFS_CPR_TAU_MIN])
+		dfs_print_frac("cpr_tau_min", tb[TCA_DFS_CPR_TAU_MIN]);
+	if (tb[TCA_DFS_CPR_TAU_MAX])
+		dfs_print_frac("cpr_tau_max", tb[TCA_DFS_CPR_TAU_MAX]);
 }
 
 static int dfs_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
@@ -425,15 +590,11 @@ static int dfs_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		else
 			print_uint(PRINT_ANY, "key", "key %u ", val);
 	}
-	for (i = 0; i < ARRAY_SIZE(dfs_fracs); i++) {
-		if (!tb[dfs_fracs[i].attr])
-			continue;
-		val = rta_getattr_u32(tb[dfs_fracs[i].attr]);
-		print_float(PRINT_JSON, dfs_fracs[i].name, NULL,
-			    (double)val / TC_DFS_ONE);
-		print_string(PRINT_FP, NULL, "%s ", dfs_fracs[i].name);
-		print_string(PRINT_FP, NULL, "%s ", dfs_sprint_frac(val, b1));
-	}
+	/* DFS's own; CPR's follow "cpr" */
+	for (i = 0; i < ARRAY_SIZE(dfs_fracs); i++)
+		if (dfs_fracs[i].attr < TCA_DFS_CPR && tb[dfs_fracs[i].attr])
+			dfs_print_frac(dfs_fracs[i].name,
+				       tb[dfs_fracs[i].attr]);
 	if (tb[TCA_DFS_FREEZE_TIME]) {
 		val = rta_getattr_u32(tb[TCA_DFS_FREEZE_TIME]);
 		print_uint(PRINT_JSON, "freeze_time", NULL, val);
@@ -475,24 +636,10 @@ static int dfs_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		else
 			print_uint(PRINT_ANY, "sched", "sched %u ", val);
 		/* the flow scheduler's parameters mean nothing in fifo */
-		if (val != TC_DFS_SCHED_FQ)
-			return 0;
+		if (val == TC_DFS_SCHED_FQ)
+			dfs_print_fq_opt(tb);
 	}
-	if (tb[TCA_DFS_QUANTUM]) {
-		val = rta_getattr_u32(tb[TCA_DFS_QUANTUM]);
-		print_uint(PRINT_ANY, "quantum", "quantum %u ", val);
-	}
-	if (tb[TCA_DFS_TARGET]) {
-		val = rta_getattr_u32(tb[TCA_DFS_TARGET]);
-		print_uint(PRINT_JSON, "target", NULL, val);
-		print_string(PRINT_FP, NULL, "target %s ", sprint_time(val, b1));
-	}
-	if (tb[TCA_DFS_INTERVAL]) {
-		val = rta_getattr_u32(tb[TCA_DFS_INTERVAL]);
-		print_uint(PRINT_JSON, "interval", NULL, val);
-		print_string(PRINT_FP, NULL, "interval %s ",
-			     sprint_time(val, b1));
-	}
+	dfs_print_cpr_opt(tb);
 
 	return 0;
 }
@@ -565,6 +712,21 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 		QD_U64(codel_marks, " codel_marks %llu");
 		QD_U64(drop_nomem, " drop_nomem %llu");
 	}
+	if (DFS_HAS(len, qdisc_stats.drop_cpr)) {
+		print_nl();
+		print_float(PRINT_JSON, "cpr_tau", NULL,
+			    (double)st->cpr_tau / TC_DFS_ONE);
+		print_string(PRINT_FP, NULL, "  cpr_tau %s",
+			     dfs_sprint_frac(st->cpr_tau, b1));
+		print_float(PRINT_JSON, "cpr_csr", NULL,
+			    (double)st->cpr_csr / TC_DFS_ONE);
+		print_string(PRINT_FP, NULL, " cpr_csr %s",
+			     dfs_sprint_frac(st->cpr_csr, b1));
+		QD_U32(cpr_flows, " cpr_flows %u");
+		QD_U64(cpr_periods, " cpr_periods %llu");
+		QD_U64(cpr_congested, " cpr_congested %llu");
+		QD_U64(drop_cpr, " drop_cpr %llu");
+	}
 
 #undef QD_U32
 #undef QD_U64
@@ -631,12 +793,21 @@ static void dfs_print_cl_xstats(const struct tc_dfs_cl_stats *st, size_t len)
 		print_size(PRINT_ANY, "backlog", " backlog %s", st->backlog);
 	if (DFS_HAS(len, class_stats.bitrate))
 		tc_print_rate(PRINT_ANY, "bitrate", " bitrate %s", st->bitrate);
+	if (DFS_HAS(len, class_stats.cpr_packets)) {
+		print_float(PRINT_JSON, "cpr", NULL, (double)st->cpr / TC_DFS_ONE);
+		print_string(PRINT_FP, NULL, " cpr %s",
+			     dfs_sprint_frac(st->cpr, b1));
+		print_uint(PRINT_ANY, "cpr_packets", " cpr_packets %u",
+			   st->cpr_packets);
+	}
 
 	open_json_array(PRINT_JSON, "flags");
 	if (st->flags & TC_DFS_FLOW_MALICIOUS)
 		print_string(PRINT_ANY, NULL, " %s", "malicious");
 	if (st->flags & TC_DFS_FLOW_TRENDING)
 		print_string(PRINT_ANY, NULL, " %s", "trending");
+	if (st->flags & TC_DFS_FLOW_CPR)
+		print_string(PRINT_ANY, NULL, " %s", "cpr");
 	close_json_array(PRINT_JSON, NULL);
 }
 

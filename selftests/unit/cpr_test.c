@@ -3,8 +3,9 @@
  * DFS's CPR core: adaptive tau's shape (the paper's Fig. 8: down to
  * tau_min within 10 congested periods, back once congestion ends), the
  * CPR of a flow that sends only in congested periods (tends to 1) and of
- * one that sends evenly (tends to the CSR), and the edges: idle gaps of
- * any length, periods too old for the ring, the judging threshold.
+ * one that sends evenly (tends to the CSR), the two told apart under an
+ * attack's bursts, and the edges: idle gaps of any length, periods too
+ * old for the ring, the counts' halving, the judging threshold.
  */
 #include "dfs_cpr.h"
 #include "unit.h"
@@ -15,7 +16,7 @@
 
 static const struct dfs_cpr_params paper = {
 	.period_ns = MS, .tau = 600000, .alpha = 60000, .beta = 15000,
-	.tau_min = 200000, .tau_max = 800000, .min_packets = 10,
+	.tau_min = 200000, .tau_max = 800000, .min_packets = 16,
 	.adaptive = true,
 };
 
@@ -114,6 +115,7 @@ static void test_cpr_bursts_tend_to_one(void)
 	int i, k;
 
 	dfs_cpr_init(&c, &paper, now);
+	dfs_cpr_flow_init(&c, &f);
 	for (i = 0; i < 300; i++) {
 		bool burst = i % 3 == 0;
 
@@ -124,26 +126,29 @@ static void test_cpr_bursts_tend_to_one(void)
 			dfs_cpr_congest(&c);
 		}
 		now += MS;
-		if (i == 0)
+		if (i < 3)	/* 5 packets counted: under min_packets */
 			CHECK(!dfs_cpr_suspect(&c, &paper, &f),
-			      "judged after %u packets", f.seen);
+			      "judged after %u packets", f.packets);
 	}
 	dfs_cpr_tick(&c, &paper, now);
 	dfs_cpr_packet(&c, &f);
+	CHECK(f.packets == 500 && f.congested == 500, "%u of %u",
+	      f.congested, f.packets);
 	CHECK(dfs_cpr_value(&f) == ONE, "CPR %u, not 1", dfs_cpr_value(&f));
 	CHECK(dfs_cpr_suspect(&c, &paper, &f), "not suspect at CPR 1");
-	/* its packets in calm periods bring it down, (15/16)^n, while tau
-	 * climbs back from where the bursts left it: released within 20
+	/* its packets in calm periods bring it down, 500 / (500 + n), while
+	 * tau climbs back to 0.8: released once the CPR is under it, after
+	 * 125 calm packets
 	 */
-	for (i = 0; i < 20 && dfs_cpr_suspect(&c, &paper, &f); i++) {
+	for (i = 0; i < 200 && dfs_cpr_suspect(&c, &paper, &f); i++) {
 		now += MS;
 		dfs_cpr_tick(&c, &paper, now);
 		dfs_cpr_packet(&c, &f);
 	}
-	CHECK(!dfs_cpr_suspect(&c, &paper, &f), "still suspect at CPR %u, tau %u",
-	      dfs_cpr_value(&f), c.tau);
-	CHECK(i > 5, "released after %d calm packets, CPR %u, tau %u", i,
-	      dfs_cpr_value(&f), c.tau);
+	CHECK(c.tau == 800000, "tau %u", c.tau);
+	/* 500 / 625 is not over 0.8 */
+	CHECK(i == 125, "released after %d calm packets, CPR %u", i,
+	      dfs_cpr_value(&f));
 }
 
 /* A flow that sends evenly: its CPR hovers around the CSR. */
@@ -155,6 +160,7 @@ static void test_cpr_even_tends_to_csr(void)
 	int i, n = 0;
 
 	dfs_cpr_init(&c, &paper, now);
+	dfs_cpr_flow_init(&c, &f);
 	for (i = 0; i < 20000; i++) {
 		dfs_cpr_tick(&c, &paper, now);
 		dfs_cpr_packet(&c, &f);
@@ -164,6 +170,7 @@ static void test_cpr_even_tends_to_csr(void)
 			sum += dfs_cpr_value(&f);
 			n++;
 		}
+		CHECK(f.packets <= DFS_CPR_PACKETS_MAX, "%u packets", f.packets);
 		now += MS;
 	}
 	CHECK(llabs((long long)(sum / n) - (long long)dfs_cpr_csr(&c)) < 20000,
@@ -173,37 +180,114 @@ static void test_cpr_even_tends_to_csr(void)
 	      dfs_cpr_csr(&c));
 }
 
-/* Packets are counted once their period ends; too old a period (out of
- * the ring) counts as calm; more than 255 in a period count as 255.
+/*
+ * The case that chose counts over a short moving average: bursts that
+ * congest a third of the time (100 ms every 300 ms), a TCP-like flow
+ * sending a packet every 10 ms throughout, an attacker only in the
+ * bursts.  After its first second the TCP flow's CPR stays near the CSR
+ * (a third), under the attacker's (1) and never near it, packet by packet.
  */
-static void test_lazy_settling(void)
+static void test_cpr_separates_bursts(void)
 {
-	struct dfs_cpr_flow f = {};
+	struct dfs_cpr_flow tcp, atk;
+	u32 lo = ONE, hi = 0;
 	struct dfs_cpr_clock c;
 	u64 now = 0;
 	int i;
 
 	dfs_cpr_init(&c, &paper, now);
+	dfs_cpr_flow_init(&c, &tcp);
+	dfs_cpr_flow_init(&c, &atk);
+	for (i = 0; i < 120000; i++) {	/* 2 minutes of 1 ms */
+		bool burst = i % 300 < 100;
+
+		dfs_cpr_tick(&c, &paper, now);
+		if (burst)
+			dfs_cpr_congest(&c);
+		if (i % 10 == 0) {
+			dfs_cpr_packet(&c, &tcp);
+			if (burst)
+				dfs_cpr_packet(&c, &atk);
+			if (i >= 1000) {
+				lo = min(lo, dfs_cpr_value(&tcp));
+				hi = max(hi, dfs_cpr_value(&tcp));
+			}
+		}
+		now += MS;
+	}
+	CHECK(lo > 250000 && hi < 420000, "TCP's CPR from %u to %u", lo, hi);
+	CHECK(dfs_cpr_value(&atk) == ONE, "the attacker's %u",
+	      dfs_cpr_value(&atk));
+}
+
+/* Packets are counted once their period ends; too old a period (out of
+ * the ring) counts as calm; more than 255 in a period count as 255; the
+ * counts are halved past DFS_CPR_PACKETS_MAX.
+ */
+static void test_lazy_settling(void)
+{
+	struct dfs_cpr_flow f;
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+	int i;
+
+	dfs_cpr_init(&c, &paper, now);
+	dfs_cpr_flow_init(&c, &f);
 	for (i = 0; i < 300; i++)
 		dfs_cpr_packet(&c, &f);
 	dfs_cpr_congest(&c);
-	CHECK(f.pending == 255 && f.seen == 255 && f.cpr == 0,
-	      "pending %u seen %u cpr %u", f.pending, f.seen, f.cpr);
+	CHECK(f.pending == 255 && f.packets == 0 && f.congested == 0,
+	      "pending %u packets %u", f.pending, f.packets);
 	now += MS;
 	dfs_cpr_tick(&c, &paper, now);
 	dfs_cpr_packet(&c, &f);
-	CHECK(f.cpr == DFS_CPR_ONE && f.pending == 1, "settled: cpr %u", f.cpr);
+	CHECK(f.packets == 255 && f.congested == 255 && f.pending == 1,
+	      "settled: %u of %u", f.congested, f.packets);
 	/* congested period, then silent past the ring: counted calm */
 	dfs_cpr_congest(&c);
 	dfs_cpr_tick(&c, &paper, now + (DFS_CPR_RING + 1) * MS);
 	CHECK(!dfs_cpr_was_congested(&c, f.period), "out of the ring, known");
 	dfs_cpr_packet(&c, &f);
-	CHECK(f.cpr < DFS_CPR_ONE, "an old period counted congested: %u", f.cpr);
+	CHECK(f.packets == 256 && f.congested == 255, "an old period: %u of %u",
+	      f.congested, f.packets);
 	/* the current period is not known yet */
 	dfs_cpr_congest(&c);
 	CHECK(!dfs_cpr_was_congested(&c, c.cur), "the current period known");
 	CHECK(dfs_cpr_was_congested(&c, c.cur - DFS_CPR_RING) == false,
 	      "a period RING ago");
+
+	/* 255 a period, every other congested: halved as it passes 4095 */
+	now = c.cur_start;
+	for (i = 0; i < 40; i++) {
+		u32 before = f.packets;
+
+		now += MS;
+		dfs_cpr_tick(&c, &paper, now);
+		if (i % 2)
+			dfs_cpr_congest(&c);
+		dfs_cpr_packet(&c, &f);
+		f.pending = 255;
+		CHECK(f.packets <= DFS_CPR_PACKETS_MAX && f.congested <= f.packets,
+		      "%u of %u", f.congested, f.packets);
+		if (before + 255 > DFS_CPR_PACKETS_MAX)
+			CHECK(f.packets == before / 2 + 255, "halved: %u -> %u",
+			      before, f.packets);
+	}
+	CHECK(dfs_cpr_value(&f) > 450000 && dfs_cpr_value(&f) < 550000,
+	      "half congested: %u", dfs_cpr_value(&f));
+}
+
+/* When a flow was last seen, for prune: across the wrap of the periods. */
+static void test_idle_before(void)
+{
+	struct dfs_cpr_flow f = { .period = U32_MAX - 5 };
+
+	CHECK(dfs_cpr_idle_before(&f, 10), "idle across the wrap");
+	CHECK(!dfs_cpr_idle_before(&f, U32_MAX - 5), "seen in that period");
+	CHECK(!dfs_cpr_idle_before(&f, U32_MAX - 1000), "seen after it");
+	/* two weeks of 1 ms periods later: still idle */
+	CHECK(dfs_cpr_idle_before(&f, U32_MAX - 5 + 14 * 86400 * 1000U),
+	      "idle two weeks later");
 }
 
 int main(void)
@@ -213,6 +297,8 @@ int main(void)
 	TEST(test_fixed_tau);
 	TEST(test_cpr_bursts_tend_to_one);
 	TEST(test_cpr_even_tends_to_csr);
+	TEST(test_cpr_separates_bursts);
 	TEST(test_lazy_settling);
+	TEST(test_idle_before);
 	return unit_summary("cpr_test");
 }

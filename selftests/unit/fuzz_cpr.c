@@ -10,8 +10,13 @@
  *   - the ring tells a period's congestion exactly as the full history
  *     does while the period is younger than DFS_CPR_RING, and says calm
  *     for older ones;
- *   - each flow's CPR is the reference's, packet by packet counted in the
- *     period they came in, and stays within [0, 1];
+ *   - each flow's counts are the reference's, packet by packet counted in
+ *     the period they came in (at most 255 a period), both halved when
+ *     the packets would pass 4095; its verdict is the reference's ratio
+ *     against tau, and the ratio stays within [0, 1];
+ *   - the period a flow was last seen is the period of its last packet;
+ *   - new parameters (tc change) keep the clock and the flows; adaptive tau
+ *     within its new bounds, or at tau_max when it was fixed;
  *   - no overflow (UBSan), no out-of-bounds access (ASan).
  *
  * Parameters are decoded within the ranges the netlink policy will allow.
@@ -25,17 +30,45 @@
 struct ref_flow {
 	u32	period;
 	u32	pending;
-	u32	seen;
-	u16	cpr;
+	u32	packets;
+	u32	congested;
 };
 
 static bool hist[MAX_PERIODS];
 
-static u16 ref_count(u16 cpr, bool congested)
+/* The reference's packet: the last period's counted, halving the counts
+ * first if the packets would pass 4095.
+ */
+static void ref_packet(struct ref_flow *r, u32 cur)
 {
-	if (congested)
-		return cpr + (DFS_CPR_ONE - cpr + 15) / 16;
-	return cpr - (cpr + 15) / 16;
+	if (r->period != cur) {
+		u32 age = cur - r->period;
+		bool cong = age < DFS_CPR_RING && hist[r->period];
+
+		if (r->packets + r->pending > 4095) {
+			r->packets /= 2;
+			r->congested /= 2;
+		}
+		r->packets += r->pending;
+		if (cong)
+			r->congested += r->pending;
+		r->period = cur;
+		r->pending = 0;
+	}
+	if (r->pending < 255)
+		r->pending++;
+}
+
+static void decode_params(struct input *in, struct dfs_cpr_params *p)
+{
+	p->period_ns = range(in, 3, 1000, 10000000);
+	p->tau_min = range(in, 3, 0, TC_DFS_ONE);
+	p->tau_max = range(in, 3, p->tau_min, TC_DFS_ONE);
+	p->tau = range(in, 3, 0, TC_DFS_ONE);
+	p->alpha = range(in, 3, 0, TC_DFS_ONE);
+	p->beta = range(in, 3, 0, TC_DFS_ONE);
+	p->min_packets = range(in, 2, 1, 2048);
+	p->adaptive = get(in, 1) & 1;
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -49,18 +82,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	u32 cur = 0, tau, i, j;
 	int ops = 0;
 
-	p.period_ns = range(&in, 3, 1000, 10000000);
-	p.tau_min = range(&in, 3, 0, TC_DFS_ONE);
-	p.tau_max = range(&in, 3, p.tau_min, TC_DFS_ONE);
-	p.tau = range(&in, 3, 0, TC_DFS_ONE);
-	p.alpha = range(&in, 3, 0, TC_DFS_ONE);
-	p.beta = range(&in, 3, 0, TC_DFS_ONE);
-	p.min_packets = range(&in, 1, 0, 255);
-	p.adaptive = get(&in, 1) & 1;
+	decode_params(&in, &p);
 	now = start = get(&in, 6);
 	memset(hist, 0, sizeof(hist));
 
 	dfs_cpr_init(&c, &p, now);
+	for (j = 0; j < FLOWS; j++)
+		dfs_cpr_flow_init(&c, &f[j]);
 	tau = p.adaptive ? p.tau_max : p.tau;
 	FUZZ_ASSERT(c.tau == tau);
 
@@ -106,23 +134,30 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		} else if (op < 128) {	/* a drop */
 			dfs_cpr_congest(&c);
 			hist[cur] = true;
-		} else {		/* a packet of flow op % FLOWS */
+		} else if (op < 132) {	/* tc changes the parameters */
+			struct dfs_cpr_params old = p;
+
+			decode_params(&in, &p);
+			dfs_cpr_retune(&c, &old, &p);
+			if (!p.adaptive)
+				tau = p.tau;
+			else if (!old.adaptive)
+				tau = p.tau_max;
+			else
+				tau = tau < p.tau_min ? p.tau_min :
+				      tau > p.tau_max ? p.tau_max : tau;
+			FUZZ_ASSERT(c.tau == tau);
+		} else {		/* packets of flow op % FLOWS: one, or up
+					 * to 255 (then the counts reach their
+					 * halving within a few periods)
+					 */
 			struct ref_flow *r = &rf[op % FLOWS];
+			u32 n = op < 160 ? get(&in, 1) + 1 : 1;
 
-			dfs_cpr_packet(&c, &f[op % FLOWS]);
-			if (r->period != cur) {
-				u32 age = cur - r->period;
-				bool cong = age < DFS_CPR_RING && hist[r->period];
-
-				for (j = 0; j < r->pending; j++)
-					r->cpr = ref_count(r->cpr, cong);
-				r->period = cur;
-				r->pending = 0;
+			for (; n; n--) {
+				dfs_cpr_packet(&c, &f[op % FLOWS]);
+				ref_packet(r, cur);
 			}
-			if (r->pending < 255)
-				r->pending++;
-			if (r->seen < 255)
-				r->seen++;
 		}
 		/* every period the ring still holds, as the history says
 		 * (only the clock clears it)
@@ -132,15 +167,16 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				    (i < DFS_CPR_RING && hist[cur - i]));
 		FUZZ_ASSERT(!dfs_cpr_was_congested(&c, cur));
 		for (j = 0; j < FLOWS; j++) {
-			FUZZ_ASSERT(f[j].cpr == rf[j].cpr &&
+			FUZZ_ASSERT(f[j].packets == rf[j].packets &&
+				    f[j].congested == rf[j].congested &&
 				    f[j].pending == rf[j].pending &&
-				    f[j].seen == rf[j].seen &&
 				    f[j].period == rf[j].period);
-			FUZZ_ASSERT(f[j].cpr <= DFS_CPR_ONE);
+			FUZZ_ASSERT(dfs_cpr_value(&f[j]) <= TC_DFS_ONE);
+			FUZZ_ASSERT(!dfs_cpr_idle_before(&f[j], rf[j].period));
 			FUZZ_ASSERT(dfs_cpr_suspect(&c, &p, &f[j]) ==
-				    (rf[j].seen >= p.min_packets &&
-				     (u64)rf[j].cpr * TC_DFS_ONE >
-				     (u64)tau * DFS_CPR_ONE));
+				    (rf[j].packets >= p.min_packets &&
+				     (u64)rf[j].congested * TC_DFS_ONE >
+				     (u64)tau * rf[j].packets));
 		}
 	}
 	return 0;

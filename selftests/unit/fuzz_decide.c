@@ -40,6 +40,7 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 	s128 trend_th = p->min_th + (s128)p->tolerance * p->delta_i;
 	u32 windows = (f->flags & DFS_F_WINDOWS) >> DFS_F_WINDOWS_SHIFT;
 	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
+	u64 br = (u64)f->bitrate * 8;	/* stored in 8 bytes/s */
 	enum dfs_verdict v = DFS_ALLOW;
 	s128 pm = f->pm;
 
@@ -72,13 +73,12 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 		 * to it, else a fall
 		 */
 		if (thawed && (f->flags & DFS_F_STORE_BR) && windows &&
-		    f->bitrate && fair) {
-			if ((u128)f->bitrate * 2 > (u128)fair * 3)
+		    br && fair) {
+			if ((u128)br * 2 > (u128)fair * 3)
 				pm += (u128)windows * p->delta_i *
-				      (f->bitrate - fair) / fair;
+				      (br - fair) / fair;
 			else
-				pm -= (u128)windows * p->delta_d * fair /
-				      f->bitrate;
+				pm -= (u128)windows * p->delta_d * fair / br;
 			f->flags &= ~DFS_F_WINDOWS;
 			f->ptime = dfs_ptime(now);
 		}
@@ -104,10 +104,12 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
  */
 static u64 ref_weight(const struct dfs_flow *f, u64 fair)
 {
-	if (!f->bitrate || (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV)) ||
-	    (u128)f->bitrate * 2 >= (u128)fair - fair % 2)
+	u64 br = (u64)f->bitrate * 8;	/* stored in 8 bytes/s */
+
+	if (!br || (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV)) ||
+	    (u128)br * 2 >= (u128)fair - fair % 2)
 		return DFS_METER_ONE;
-	return (u128)f->bitrate * 2 * DFS_METER_ONE / fair;
+	return (u128)br * 2 * DFS_METER_ONE / fair;
 }
 
 static void check_wfs(u32 limit, u32 backlog, u32 n)
@@ -178,7 +180,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 				rate = (u128)rf.win_bytes * NSEC_PER_SEC /
 				       (now - rf.win_start);
-				FUZZ_ASSERT(f.bitrate == rate);
+				/* kept in 8 bytes/s, rounded up, saturated */
+				rate = (rate + 7) / 8;
+				FUZZ_ASSERT(f.bitrate == min(rate, (u64)U32_MAX));
 				FUZZ_ASSERT((f.flags & DFS_F_WINDOWS) >>
 					    DFS_F_WINDOWS_SHIFT ==
 					    min(w, (u64)DFS_F_WINDOWS_MAX));
@@ -256,7 +260,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			wfs = get(&in, 4) % (p.limit + 1);
 			/* a measured bitrate of any size, now and then */
 			if (op & 0x40)
-				f.bitrate = get(&in, 6);
+				f.bitrate = get(&in, 4);
 			fair = dfs_fair_rate(&p, &m);
 			rfair = (u128)(p.bandwidth ? p.bandwidth : m.deq_rate) *
 				DFS_METER_ONE /

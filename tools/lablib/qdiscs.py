@@ -32,6 +32,17 @@ QDISCS = {
     "dfs-fq-src": [CHILD + " dfs limit 100000 key src sched fq"],
     # Per connection, as fq_codel and cake hash (web mice, scenario 4).
     "dfs-fq-5t": [CHILD + " dfs limit 100000 key 5tuple sched fq"],
+    # Low-rate attacks (scenario 6): CPR, tau adaptive or fixed.
+    "dfs-cpr": [CHILD + " dfs limit 100000 sched fifo cpr adaptive"],
+    "dfs-fq-cpr": [CHILD + " dfs limit 100000 sched fq cpr adaptive"],
+    # Sampling periods of 10 ms, which a burst's drops all taint, and tau
+    # kept over a TCP flow's share of the bursts (a third of the time):
+    # the best of the lab's first sweep (README, scenario 6).
+    "dfs-fq-cpr10": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
+                     "cpr_period 10ms cpr_tau_min 0.5 cpr_min_packets 64"],
+    "dfs-fq-tau0.2": [CHILD + " dfs limit 100000 sched fq cpr tau 0.2"],
+    "dfs-fq-tau0.6": [CHILD + " dfs limit 100000 sched fq cpr tau 0.6"],
+    "dfs-fq-tau0.8": [CHILD + " dfs limit 100000 sched fq cpr tau 0.8"],
     # LRU-FQ as its paper: heavy flows (the LRU's threshold) to a class
     # with a third of the weight of everyone else's, a flow's packets
     # counted from its admission on (window 0).  The cache must then be
@@ -78,8 +89,9 @@ NFT = {"droplist": scores.nft_droplist}
 SCORED = ("droplist", "hishape")
 
 # The variants run where a scenario asks for them (tools/lab -q).
-VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "cake-srchost",
-            "stfq+lrufq-c64-w0", "stfq+lrufq-c64") + SCORED
+VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "dfs-cpr", "dfs-fq-cpr",
+            "dfs-fq-cpr10", "dfs-fq-tau0.2", "dfs-fq-tau0.6", "dfs-fq-tau0.8",
+            "cake-srchost", "stfq+lrufq-c64-w0", "stfq+lrufq-c64") + SCORED
 DEFAULT = [k for k in QDISCS if k not in VARIANTS]
 
 # Keys of "tc -j -s qdisc show" that count ECN marks, per kind (cake

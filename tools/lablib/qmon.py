@@ -11,7 +11,8 @@ exec of tc per sample costs seconds under emulation, a netlink dump a few
 milliseconds.  Each sample: time (CLOCK_MONOTONIC), the root's byte
 count (the link's), the backlog and length of handle 10: (the qdisc under
 test), DFS's malicious count and the source addresses of the flows it
-lists as malicious.
+lists as dropped (malicious, or over CPR's tau: "marked"; those for their
+CPR in "cpr" too), and CPR's tau.
 """
 import argparse
 import ipaddress
@@ -29,7 +30,12 @@ NLMSG_ERROR, NLMSG_DONE = 2, 3
 TCA_KIND, TCA_XSTATS, TCA_STATS2 = 1, 4, 7
 TCA_STATS_BASIC, TCA_STATS_QUEUE = 1, 3
 DFS_XSTATS_QDISC, DFS_XSTATS_CLASS = 0, 1
-DFS_FLOW_MALICIOUS = 0x1
+DFS_FLOW_MALICIOUS, DFS_FLOW_CPR = 0x1, 0x4
+# struct tc_dfs_xstats: type, pad, then tc_dfs_qd_stats
+DFS_QD = 8
+DFS_QD_MALICIOUS = DFS_QD + 12
+DFS_QD_CPR_TAU = DFS_QD + 160           # cpr_tau, cpr_csr, cpr_flows
+DFS_QD_END = DFS_QD + 200
 TC_H_ROOT = 0xFFFFFFFF
 
 
@@ -108,20 +114,28 @@ def sample(d):
             dfs = True
             x = a.get(TCA_XSTATS, b"")
             if len(x) >= 20 and struct.unpack_from("=I", x)[0] == DFS_XSTATS_QDISC:
-                s["malicious"] = struct.unpack_from("=I", x, 8 + 12)[0]
+                s["malicious"] = struct.unpack_from("=I", x, DFS_QD_MALICIOUS)[0]
+                if len(x) >= DFS_QD_END:
+                    tau, _, n = struct.unpack_from("=III", x, DFS_QD_CPR_TAU)
+                    s["cpr_tau"], s["cpr_flows"] = tau / 1e6, n
     if dfs:
-        s["marked"] = []
+        s["marked"], s["cpr"] = [], []
         for _, _, a in d.dump(RTM_GETTCLASS):
             x = a.get(TCA_XSTATS, b"")
             if len(x) < 48 or struct.unpack_from("=I", x)[0] != DFS_XSTATS_CLASS:
                 continue
             family, _, flags = struct.unpack_from("=BBH", x, 8)
-            if not flags & DFS_FLOW_MALICIOUS:
+            if not flags & (DFS_FLOW_MALICIOUS | DFS_FLOW_CPR):
                 continue
             if family == socket.AF_INET:
-                s["marked"].append(str(ipaddress.IPv4Address(x[16:20])))
+                src = str(ipaddress.IPv4Address(x[16:20]))
             elif family == socket.AF_INET6:
-                s["marked"].append(str(ipaddress.IPv6Address(x[16:32])))
+                src = str(ipaddress.IPv6Address(x[16:32]))
+            else:
+                continue
+            s["marked"].append(src)
+            if flags & DFS_FLOW_CPR:
+                s["cpr"].append(src)
     return s
 
 

@@ -3,7 +3,7 @@
 """The lab's guest side: runs one scenario against a list of qdiscs.
 
   run.py --scenario 1 [--qdiscs "dfs pfifo ..."] [--short] [--check]
-         [--keep] [--out DIR]
+         [--baseline DIR] [--keep] [--out DIR]
 
 Runs as root in the test VM (tools/vm-run.sh; tools/lab is the way in),
 where our modules are loaded and the patched tc is first on PATH.  Builds
@@ -23,7 +23,9 @@ run in the same DIR, and make the table of all of them.
 dfs variant run): by default its classification against the ground truth
 (every attack flow marked malicious at some point, no other flow ever
 marked); scenario 3b: the hog host held to its share, not starved;
-scenario 3u: the flood under 5% of the link.  Exit 1 if not.
+scenario 3u: the flood under 5% of the link; scenario 6 (with --baseline,
+the same qdiscs' run of 6n): CPR holds the attack off (check_shrew).  Exit
+1 if not.
 """
 import argparse
 import json
@@ -366,8 +368,48 @@ def check_flood(scn, raw, kind):
     return ok
 
 
-CHECKS = {"marking": lambda scn, raw, kind: check_marking(scn, raw),
-          "hog": check_hog, "flood": check_flood}
+def check_shrew(scn, raw, kind, runs=None, baseline=None):
+    """--check, scenario 6 (issue 15): through KIND, TCP keeps at least 90%
+    of its goodput without the attack (BASELINE: summary.json of 6n run
+    with the same qdisc), at least 3 in 4 attackers are listed while the
+    attack runs, no other flow ever is; and pfifo, run beside it under the
+    same attack, leaves TCP less (the attack works)."""
+    if not baseline or kind not in baseline:
+        print("FAIL: %s: %s: no baseline run of it (--baseline)"
+              % (scn.name, kind))
+        return False
+    base = baseline[kind]["tcp_mean_kbps"]
+    r = metrics.summarize(scn, raw)
+    kept = r["tcp_mean_kbps"] / base
+    n = len(scn.flows_of(scenarios.ATTACK))
+    listed = n - len(r["fn"])
+    line = ("%s: %s: TCP %.0f kbit/s a host, %.2f of %.0f without the "
+            "attack; attackers listed %d/%d; other flows listed: %s"
+            % (scn.name, kind, r["tcp_mean_kbps"], kept, base, listed, n,
+               ",".join("s%d" % h for h in r["fp"]) or "none"))
+    ok = kept >= 0.9 and 4 * listed >= 3 * n and not r["fp"]
+    if runs and runs.get("pfifo"):
+        pf = metrics.summarize(scn, runs["pfifo"])["tcp_mean_kbps"]
+        line += "; pfifo leaves TCP %.0f (%.2f)" % (pf, pf / base)
+        ok = ok and pf < r["tcp_mean_kbps"]
+    else:
+        line += "; no pfifo run to compare"
+        ok = False
+    print(("PASS: " if ok else "FAIL: ") + line)
+    return ok
+
+
+CHECKS = {"marking": lambda scn, raw, kind, **_: check_marking(scn, raw),
+          "hog": lambda scn, raw, kind, **_: check_hog(scn, raw, kind),
+          "flood": lambda scn, raw, kind, **_: check_flood(scn, raw, kind),
+          "shrew": check_shrew}
+
+
+def load_baseline(path):
+    """The rows of a summary.json, by qdisc."""
+    with open(os.path.join(path, "summary.json")) as fh:
+        return {row["qdisc"]: row for row in json.load(fh)["rows"]
+                if not row.get("failed")}
 
 
 def main():
@@ -378,6 +420,8 @@ def main():
                     + " ".join(qdiscs.DEFAULT))
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--baseline", help="--check of scenario 6: the "
+                    "summary of the same qdiscs' run of 6n")
     ap.add_argument("--out")
     ap.add_argument("--keep", action="store_true",
                     help="keep the other qdiscs' earlier runs in the table")
@@ -421,8 +465,10 @@ def main():
         metrics.write(scn, runs, out, args.scenario, args.short)
         if args.check:
             check = CHECKS[scn.checks or "marking"]
+            baseline = load_baseline(args.baseline) if args.baseline else None
             for k in checked:
-                if not runs.get(k) or not check(scn, runs[k], k):
+                if not runs.get(k) or not check(scn, runs[k], k, runs=runs,
+                                                 baseline=baseline):
                     rc = 1
     finally:
         topo_cleanup()

@@ -201,7 +201,7 @@ def scenario5b(short):
                     "fair rate", secs, 5, flows)
 
 
-def shrew(name, title, rate, short):
+def shrew(name, title, rate, short, checks=""):
     """Issue 15's low-rate attack: 16 hosts each send RATE in bursts of
     100 ms every 300 ms, all in step (at 1.25 Mbit/s, twice the link
     together while a burst lasts, two thirds of it on average), beside 8
@@ -211,14 +211,14 @@ def shrew(name, title, rate, short):
              for h in range(1, 17)]
     flows += [Flow(h, "tcp", TCP) for h in range(17, 25)]
     return Scenario(name, title, secs, 5, flows,
-                    delays=mixed_delays(range(17, 25)),
+                    delays=mixed_delays(range(17, 25)), checks=checks,
                     qdiscs=["pfifo", "red", "sfb", "fq_codel", "cake", "dfs",
-                            "dfs-fq"])
+                            "dfs-cpr", "dfs-fq", "dfs-fq-cpr", "dfs-fq-cpr10"])
 
 
 def scenario6(short):
     return shrew("scenario6", "16 hosts pulsing 1.25 Mbit/s in step, 100 ms "
-                 "every 300 ms, + 8 TCP hosts", 1_250_000, short)
+                 "every 300 ms, + 8 TCP hosts", 1_250_000, short, "shrew")
 
 
 def scenario6n(short):

@@ -37,6 +37,14 @@ enum {
 	TCA_DFS_TARGET,		/* u32: usec, CoDel target (sched fq) */
 	TCA_DFS_INTERVAL,	/* u32: usec, CoDel interval (sched fq) */
 	TCA_DFS_MEMORY_LIMIT,	/* u32: bytes of queued skbs (truesize) */
+	TCA_DFS_CPR,		/* u32: enum tc_dfs_cpr */
+	TCA_DFS_CPR_PERIOD,	/* u32: usec, CPR sampling period */
+	TCA_DFS_CPR_TAU,	/* u32: fixed tau, TC_DFS_ONE = 1.0 */
+	TCA_DFS_CPR_ALPHA,	/* u32: adaptive tau's fall a congested period */
+	TCA_DFS_CPR_BETA,	/* u32: adaptive tau's climb a calm period */
+	TCA_DFS_CPR_TAU_MIN,	/* u32: adaptive tau's floor */
+	TCA_DFS_CPR_TAU_MAX,	/* u32: adaptive tau's cap and start */
+	TCA_DFS_CPR_MIN_PACKETS, /* u32: packets counted before a verdict */
 	__TCA_DFS_MAX
 };
 
@@ -59,6 +67,16 @@ enum tc_dfs_sched {
 };
 
 #define TC_DFS_SCHED_MAX	(__TC_DFS_SCHED_MAX - 1)
+
+/* Low-rate attack detection by congestion participation rate (CPR) */
+enum tc_dfs_cpr {
+	TC_DFS_CPR_OFF,
+	TC_DFS_CPR_FIXED,	/* a flow is dropped while its CPR > tau */
+	TC_DFS_CPR_ADAPTIVE,	/* tau falls with congestion, climbs without */
+	__TC_DFS_CPR_MAX
+};
+
+#define TC_DFS_CPR_MAX	(__TC_DFS_CPR_MAX - 1)
 
 enum {
 	TCA_DFS_XSTATS_QDISC,
@@ -90,6 +108,13 @@ struct tc_dfs_qd_stats {
 	__u64	drop_nomem;	/* sched fq: no memory for a flow's queue */
 	__u64	drop_overmemory; /* queued skbs at memory_limit */
 	__u64	queue_memory;	/* bytes of queued skbs (truesize) */
+	__u32	cpr_tau;	/* tau now, TC_DFS_ONE = 1.0 */
+	__u32	cpr_csr;	/* congested periods / periods, TC_DFS_ONE */
+	__u32	cpr_flows;	/* flows whose CPR is over tau */
+	__u32	pad;
+	__u64	cpr_periods;	/* sampling periods ended */
+	__u64	cpr_congested;	/* of them, congested */
+	__u64	drop_cpr;	/* packets of flows over tau */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */
@@ -104,10 +129,13 @@ struct tc_dfs_cl_stats {
 	__u32	pm;		/* TC_DFS_ONE = 1.0 */
 	__u32	backlog;	/* bytes in the buffer */
 	__u64	bitrate;	/* bytes/s */
+	__u32	cpr;		/* TC_DFS_ONE = 1.0 */
+	__u32	cpr_packets;	/* the packets it is counted over */
 };
 
-#define TC_DFS_FLOW_MALICIOUS	0x1
+#define TC_DFS_FLOW_MALICIOUS	0x1	/* dropped: its rate (p_m at max_th) */
 #define TC_DFS_FLOW_TRENDING	0x2
+#define TC_DFS_FLOW_CPR		0x4	/* dropped: its CPR is over tau */
 
 struct tc_dfs_xstats {
 	__u32	type;		/* TCA_DFS_XSTATS_* */
