@@ -80,7 +80,8 @@ for ((i = 2; i <= NUM_SENDERS; i++)); do
 done
 
 RET=0
-flood_run "$OUT/pfifo" "$SECS" "20M:$SECS" pfifo limit 70
+# A TCP flow the flood keeps from connecting at all is the flood winning.
+STARVED_OK=1 flood_run "$OUT/pfifo" "$SECS" "20M:$SECS" pfifo limit 70
 check_err $? "traffic did not run"
 summary "$OUT/pfifo" pfifo
 [ "$UDP" -gt "$TCP_SUM" ]
