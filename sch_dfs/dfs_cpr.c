@@ -5,27 +5,36 @@
  */
 #include "dfs_cpr.h"
 
-static bool dfs_cpr_bit(const struct dfs_cpr_clock *c, u32 period)
+static bool dfs_cpr_bit(const u64 *ring, u32 period)
 {
 	u32 i = period % DFS_CPR_RING;
 
-	return c->ring[i / 64] >> (i % 64) & 1;
+	return ring[i / 64] >> (i % 64) & 1;
 }
 
-/* Forget the periods first..first+n-1: they begin now, calm so far. */
-static void dfs_cpr_clear(struct dfs_cpr_clock *c, u32 first, u64 n)
+static void dfs_cpr_set_bit(u64 *ring, u32 period)
+{
+	u32 i = period % DFS_CPR_RING;
+
+	ring[i / 64] |= 1ULL << (i % 64);
+}
+
+/* Forget the periods first..first+n-1 of @ring: they begin now, calm so
+ * far.
+ */
+static void dfs_cpr_clear(u64 *ring, u32 first, u64 n)
 {
 	u32 i = first % DFS_CPR_RING;
 
 	if (n >= DFS_CPR_RING) {
-		memset(c->ring, 0, sizeof(c->ring));
+		memset(ring, 0, DFS_CPR_WORDS * sizeof(*ring));
 		return;
 	}
 	while (n) {
 		u32 bits = min_t(u64, n, 64 - i % 64);
 		u64 mask = (bits == 64 ? ~0ULL : (1ULL << bits) - 1) << (i % 64);
 
-		c->ring[i / 64] &= ~mask;
+		ring[i / 64] &= ~mask;
 		n -= bits;
 		i = (i + bits) % DFS_CPR_RING;
 	}
@@ -37,6 +46,23 @@ void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 	memset(c, 0, sizeof(*c));
 	c->cur_start = now;
 	c->tau = p->adaptive ? p->tau_max : p->tau;
+	c->surge_bytes = U64_MAX;
+}
+
+/*
+ * The link sends @rate bytes/s: a period is a surge when more than
+ * DFS_CPR_SURGE_HALVES / 2 periods' worth of that come in it.  Unknown
+ * (0), nothing is a surge.  One division, when the rate or the period
+ * changes.
+ */
+void dfs_cpr_set_link(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
+		      u64 rate)
+{
+	c->link_rate = rate;
+	c->surge_bytes = rate ? mul_u64_u64_div_u64(rate, p->period_ns *
+						    DFS_CPR_SURGE_HALVES,
+						    2 * NSEC_PER_SEC) :
+			 U64_MAX;
 }
 
 /*
@@ -54,6 +80,7 @@ void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,
 		c->tau = p->tau_max;
 	else
 		c->tau = clamp_t(u32, c->tau, p->tau_min, p->tau_max);
+	dfs_cpr_set_link(c, p, c->link_rate);
 }
 
 static u32 dfs_cpr_tau_step(u32 tau, const struct dfs_cpr_params *p,
@@ -74,8 +101,8 @@ static u32 dfs_cpr_tau_step(u32 tau, const struct dfs_cpr_params *p,
 
 /*
  * Close the periods that ended by now: the current one, congested or not,
- * and the ones after it in which nothing happened (calm).  One division,
- * and only when a period has ended.
+ * a surge or not, and the ones after it in which nothing happened (calm).
+ * One division, and only when a period has ended.
  */
 void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now)
@@ -86,14 +113,20 @@ void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 	if (now < c->cur_start + p->period_ns)
 		return;
 	k = div64_u64(now - c->cur_start, p->period_ns);
-	congested = dfs_cpr_bit(c, c->cur);
+	congested = dfs_cpr_bit(c->ring, c->cur);
 	c->periods += k;
 	c->congested += congested;
+	if (c->arrived > c->surge_bytes) {
+		dfs_cpr_set_bit(c->surge, c->cur);
+		c->surges++;
+	}
+	c->arrived = 0;
 	if (p->adaptive)
 		c->tau = dfs_cpr_tau_step(c->tau, p, congested, k - 1);
 	else
 		c->tau = p->tau;
-	dfs_cpr_clear(c, c->cur + 1, k);
+	dfs_cpr_clear(c->ring, c->cur + 1, k);
+	dfs_cpr_clear(c->surge, c->cur + 1, k);
 	c->cur += (u32)k;
 	c->cur_start += k * p->period_ns;
 }
@@ -101,9 +134,7 @@ void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 /* The qdisc dropped or marked a packet in the current period. */
 void dfs_cpr_congest(struct dfs_cpr_clock *c)
 {
-	u32 i = c->cur % DFS_CPR_RING;
-
-	c->ring[i / 64] |= 1ULL << (i % 64);
+	dfs_cpr_set_bit(c->ring, c->cur);
 }
 
 /* Whether a period that has ended was congested; false if it is too old
@@ -113,7 +144,15 @@ bool dfs_cpr_was_congested(const struct dfs_cpr_clock *c, u32 period)
 {
 	u32 age = c->cur - period;
 
-	return age && age < DFS_CPR_RING && dfs_cpr_bit(c, period);
+	return age && age < DFS_CPR_RING && dfs_cpr_bit(c->ring, period);
+}
+
+/* The same for a surge (dfs_cpr_set_link()). */
+bool dfs_cpr_was_surge(const struct dfs_cpr_clock *c, u32 period)
+{
+	u32 age = c->cur - period;
+
+	return age && age < DFS_CPR_RING && dfs_cpr_bit(c->surge, period);
 }
 
 /* Count the packets of the flow's last period, halving both counts
@@ -131,14 +170,20 @@ static void dfs_cpr_settle(struct dfs_cpr_flow *f, bool congested)
 		f->congested += f->pending;
 }
 
-/* A packet of flow f arrives (after dfs_cpr_tick()). */
+/* A packet of flow f arrives (after dfs_cpr_tick()).  The packets of
+ * its last period count as congested if that period was, or if the flow
+ * was held in it and it was a surge (dfs_cpr.h).
+ */
 void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f)
 {
 	if (f->period != c->cur) {
 		if (f->pending)
-			dfs_cpr_settle(f, dfs_cpr_was_congested(c, f->period));
+			dfs_cpr_settle(f, dfs_cpr_was_congested(c, f->period) ||
+				       (f->held &&
+					dfs_cpr_was_surge(c, f->period)));
 		f->period = c->cur;
 		f->pending = 0;
+		f->held = 0;
 	}
 	if (f->pending < DFS_CPR_PENDING_MAX)
 		f->pending++;

@@ -32,6 +32,28 @@
  * all come in bursts: its CPR is high however long it is measured
  * (cpr_test's test_cpr_separates_bursts is that case).
  *
+ * A held flow (its CPR over tau: the qdisc drops its packets before they
+ * are queued) can no longer congest the link, so counted as above it
+ * would look calm, and be let go within the burst that got it held: a
+ * throttle, not a block.  Its packets are counted as the link would have
+ * seen them instead: as congested in a period that was congested, or a
+ * surge, in which more bytes came (held ones included) than the link
+ * sends in DFS_CPR_SURGE periods.  An attacker held in step with the
+ * others stays held for as long as their bursts go on; a flow held by
+ * mistake that sends evenly counts its packets as the surges fall, and
+ * goes free as soon as tau climbs back over its CPR, which it does once
+ * the attackers are held and the link is calm.  Surges count for held
+ * flows only: for the others, and for tau, congestion is what the qdisc
+ * dropped or marked, as in the paper.
+ *
+ * Where the link stays congested without an attack (a busy TCP link at
+ * 10 ms periods), tau stays at tau_min, and a TCP flow held there would
+ * stay held: it backs off to a packet an RTO, so its CPR barely moves.
+ * That is how it differs from an attacker, which sends on whatever is
+ * dropped: a held flow whose rate over a second of its hold falls under
+ * a DFS_CPR_BACKOFF-th of a fair rate is let go and judged afresh, its
+ * counts forgotten (dfs_cpr_backed_off(), dfs_cpr_forget()).
+ *
  * Eight bytes a flow.  The period of a flow's last packet is also when it
  * was last seen, which prune asks (dfs_cpr_idle_before()).
  */
@@ -43,8 +65,19 @@
 
 #define DFS_CPR_RING	1024	/* periods remembered: 1 s of 1 ms periods */
 #define DFS_CPR_WORDS	(DFS_CPR_RING / 64)
-#define DFS_CPR_PENDING_MAX	255	/* packets a period counts, at most */
+#define DFS_CPR_PENDING_MAX	127	/* packets a period counts, at most */
 #define DFS_CPR_PACKETS_MAX	4095	/* halved past this */
+/* A surge: a period's arrivals over what the link sends in this many
+ * periods (numerator over 2): half as much again as it can send, so a
+ * link that TCP alone keeps full does not surge.
+ */
+#define DFS_CPR_SURGE_HALVES	3
+/* A held flow sending under this share of a fair rate, over a hold of
+ * DFS_CPR_HOLD_NS (more than TCP's first two timeouts, and three bursts
+ * of a shrew at the RTO's period), has backed off.
+ */
+#define DFS_CPR_BACKOFF		8
+#define DFS_CPR_HOLD_NS		NSEC_PER_SEC
 
 struct dfs_cpr_params {
 	u64	period_ns;	/* sampling period */
@@ -63,13 +96,19 @@ struct dfs_cpr_clock {
 	u32	tau;		/* TC_DFS_ONE = 1.0 */
 	u64	periods;	/* periods closed */
 	u64	congested;	/* of them, congested */
+	u64	surges;		/* of them, surges */
+	u64	arrived;	/* bytes come in period cur, held ones too */
+	u64	link_rate;	/* bytes/s the link sends; 0: not known */
+	u64	surge_bytes;	/* a period's arrivals over this: a surge */
 	u64	ring[DFS_CPR_WORDS];	/* bit i % RING: period i congested */
+	u64	surge[DFS_CPR_WORDS];	/* bit i % RING: period i a surge */
 };
 
 /* A flow's part: eight bytes. */
 struct dfs_cpr_flow {
 	u32	period;		/* the period of its last packets */
-	u32	pending:8;	/* packets in it, not counted yet */
+	u32	pending:7;	/* packets in it, not counted yet */
+	u32	held:1;		/* and it was held in it (dfs_cpr_hold()) */
 	u32	congested:12;	/* counted packets of congested periods */
 	u32	packets:12;	/* counted packets */
 };
@@ -81,11 +120,51 @@ void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,
 void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now);
 void dfs_cpr_congest(struct dfs_cpr_clock *c);
+void dfs_cpr_set_link(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
+		      u64 rate);
 bool dfs_cpr_was_congested(const struct dfs_cpr_clock *c, u32 period);
+bool dfs_cpr_was_surge(const struct dfs_cpr_clock *c, u32 period);
 void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f);
 bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		     const struct dfs_cpr_params *p,
 		     const struct dfs_cpr_flow *f);
+
+/* The link sends @rate bytes/s (0: not known yet); after dfs_cpr_tick(). */
+static inline void dfs_cpr_link(struct dfs_cpr_clock *c,
+				const struct dfs_cpr_params *p, u64 rate)
+{
+	if (unlikely(rate != c->link_rate))
+		dfs_cpr_set_link(c, p, rate);
+}
+
+/* A packet of @len bytes came, to be queued or held (not one the qdisc
+ * drops for its rate: such a flow cannot reach the link, held or not).
+ */
+static inline void dfs_cpr_arrive(struct dfs_cpr_clock *c, u32 len)
+{
+	c->arrived += len;
+}
+
+/* The flow's packet of this period is held: dropped before the queue. */
+static inline void dfs_cpr_hold(struct dfs_cpr_flow *f)
+{
+	f->held = 1;
+}
+
+/* A held flow sending @rate bytes/s has backed off. */
+static inline bool dfs_cpr_backed_off(u64 rate, u64 fair_rate)
+{
+	return rate * DFS_CPR_BACKOFF < fair_rate;
+}
+
+/* Judge the flow afresh: nothing counted (it keeps its last period). */
+static inline void dfs_cpr_forget(struct dfs_cpr_flow *f)
+{
+	f->pending = 0;
+	f->held = 0;
+	f->congested = 0;
+	f->packets = 0;
+}
 
 /* A new flow, seen now. */
 static inline void dfs_cpr_flow_init(const struct dfs_cpr_clock *c,

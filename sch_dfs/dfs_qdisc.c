@@ -37,7 +37,10 @@
  * which DFS dropped or marked a packet) and a flow whose CPR is over tau
  * is dropped before it takes buffer space, as a malicious one is, until
  * its CPR falls back under tau.  tau is fixed, or adapts (Kieu et al.):
- * low while the link is congested, high when it is calm.
+ * low while the link is congested, high when it is calm.  A held flow's
+ * packets count as congested in the periods its arrivals and the
+ * others' would have swamped the link (a surge), so a flow held in an
+ * attack's step stays held while the attack goes on.
  */
 #include <linux/module.h>
 #include <linux/types.h>
@@ -307,14 +310,49 @@ static void dfs_congested(struct dfs_sched_data *q, struct dfs_flow *flow)
 	dfs_cpr_congest(&q->cpr_clock);
 }
 
-/* Flag the flow while its CPR is over tau. */
-static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow)
+/*
+ * A held flow's bytes are counted over its hold in one bitrate window,
+ * which dfs_cpr_judge() closes each DFS_CPR_HOLD_NS: a rate measured over
+ * bursts and the gaps between them, whatever the flow's phase.
+ */
+static void dfs_cpr_held_arrival(struct dfs_flow *flow, u32 len)
 {
-	if (q->cpr_mode != TC_DFS_CPR_OFF &&
-	    dfs_cpr_suspect(&q->cpr_clock, &q->cpr_params, &flow->cpr))
-		flow->flags |= DFS_F_CPR;
-	else
+	flow->win_bytes = flow->win_bytes + len < flow->win_bytes ? U32_MAX :
+			  flow->win_bytes + len;
+}
+
+/*
+ * Hold the flow while its CPR is over tau; let it go, judged afresh, if
+ * it backs off while held (dfs_cpr.h).
+ */
+static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow,
+			  u64 fair_rate, u64 now)
+{
+	bool held = flow->flags & DFS_F_CPR;
+
+	if (q->cpr_mode == TC_DFS_CPR_OFF) {
 		flow->flags &= ~DFS_F_CPR;
+		return;
+	}
+	if (held && now - flow->win_start >= DFS_CPR_HOLD_NS) {
+		u64 rate = div64_u64((u64)flow->win_bytes * NSEC_PER_SEC,
+				     now - flow->win_start);
+
+		dfs_flow_set_bitrate(flow, rate);
+		flow->win_start = now;
+		flow->win_bytes = 0;
+		if (dfs_cpr_backed_off(rate, fair_rate))
+			dfs_cpr_forget(&flow->cpr);
+	}
+	if (!dfs_cpr_suspect(&q->cpr_clock, &q->cpr_params, &flow->cpr)) {
+		flow->flags &= ~DFS_F_CPR;
+		return;
+	}
+	if (!held) {		/* the hold's window */
+		flow->flags |= DFS_F_CPR;
+		flow->win_start = now;
+		flow->win_bytes = 0;
+	}
 }
 
 /*
@@ -359,8 +397,13 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
 	dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
+	dfs_cpr_link(&q->cpr_clock, &q->cpr_params,
+		     p->bandwidth ? p->bandwidth : q->meter.deq_rate);
 	flow = dfs_flow_get(q, skb, now);
-	dfs_flow_arrival(flow, now, len, p->rate_interval_ns);
+	if (flow->flags & DFS_F_CPR)
+		dfs_cpr_held_arrival(flow, len);
+	else
+		dfs_flow_arrival(flow, now, len, p->rate_interval_ns);
 	dfs_cpr_packet(&q->cpr_clock, &flow->cpr);
 
 	wfs = dfs_wfs(p->limit, sch->qstats.backlog,
@@ -370,7 +413,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	fair_rate = dfs_fair_rate(p, &q->meter);
 	flags = flow->flags;
 	verdict = dfs_decide(p, flow, now, q->wfs_ewma, fair_rate);
-	dfs_cpr_judge(q, flow);
+	dfs_cpr_judge(q, flow, fair_rate, now);
 	if (flags != flow->flags) {
 		dfs_count_flags(q, flags, -1);
 		dfs_count_flags(q, flow->flags, 1);
@@ -383,8 +426,10 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}
+	dfs_cpr_arrive(&q->cpr_clock, len);
 	/* Nor does a flow CPR drops; and neither drop is congestion. */
 	if (flow->flags & DFS_F_CPR) {
+		dfs_cpr_hold(&flow->cpr);
 		q->stats.drop_cpr++;
 		goto congestion_drop;
 	}
@@ -1412,6 +1457,7 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->cpr_periods = q->cpr_clock.periods;
 	st->cpr_congested = q->cpr_clock.congested;
 	st->drop_cpr = q->stats.drop_cpr;
+	st->cpr_surges = q->cpr_clock.surges;
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &xst, sizeof(xst));

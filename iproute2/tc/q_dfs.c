@@ -727,6 +727,8 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 		QD_U64(cpr_congested, " cpr_congested %llu");
 		QD_U64(drop_cpr, " drop_cpr %llu");
 	}
+	if (DFS_HAS(len, qdisc_stats.cpr_surges))
+		QD_U64(cpr_surges, " cpr_surges %llu");
 
 #undef QD_U32
 #undef QD_U64

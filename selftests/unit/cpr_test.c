@@ -221,7 +221,7 @@ static void test_cpr_separates_bursts(void)
 }
 
 /* Packets are counted once their period ends; too old a period (out of
- * the ring) counts as calm; more than 255 in a period count as 255; the
+ * the ring) counts as calm; more than DFS_CPR_PENDING_MAX in a period count as that many; the
  * counts are halved past DFS_CPR_PACKETS_MAX.
  */
 static void test_lazy_settling(void)
@@ -236,19 +236,20 @@ static void test_lazy_settling(void)
 	for (i = 0; i < 300; i++)
 		dfs_cpr_packet(&c, &f);
 	dfs_cpr_congest(&c);
-	CHECK(f.pending == 255 && f.packets == 0 && f.congested == 0,
+	CHECK(f.pending == DFS_CPR_PENDING_MAX && f.packets == 0 &&
+	      f.congested == 0,
 	      "pending %u packets %u", f.pending, f.packets);
 	now += MS;
 	dfs_cpr_tick(&c, &paper, now);
 	dfs_cpr_packet(&c, &f);
-	CHECK(f.packets == 255 && f.congested == 255 && f.pending == 1,
+	CHECK(f.packets == 127 && f.congested == 127 && f.pending == 1,
 	      "settled: %u of %u", f.congested, f.packets);
 	/* congested period, then silent past the ring: counted calm */
 	dfs_cpr_congest(&c);
 	dfs_cpr_tick(&c, &paper, now + (DFS_CPR_RING + 1) * MS);
 	CHECK(!dfs_cpr_was_congested(&c, f.period), "out of the ring, known");
 	dfs_cpr_packet(&c, &f);
-	CHECK(f.packets == 256 && f.congested == 255, "an old period: %u of %u",
+	CHECK(f.packets == 128 && f.congested == 127, "an old period: %u of %u",
 	      f.congested, f.packets);
 	/* the current period is not known yet */
 	dfs_cpr_congest(&c);
@@ -256,9 +257,9 @@ static void test_lazy_settling(void)
 	CHECK(dfs_cpr_was_congested(&c, c.cur - DFS_CPR_RING) == false,
 	      "a period RING ago");
 
-	/* 255 a period, every other congested: halved as it passes 4095 */
+	/* 127 a period, every other congested: halved as it passes 4095 */
 	now = c.cur_start;
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < 80; i++) {
 		u32 before = f.packets;
 
 		now += MS;
@@ -266,15 +267,167 @@ static void test_lazy_settling(void)
 		if (i % 2)
 			dfs_cpr_congest(&c);
 		dfs_cpr_packet(&c, &f);
-		f.pending = 255;
+		f.pending = DFS_CPR_PENDING_MAX;
 		CHECK(f.packets <= DFS_CPR_PACKETS_MAX && f.congested <= f.packets,
 		      "%u of %u", f.congested, f.packets);
-		if (before + 255 > DFS_CPR_PACKETS_MAX)
-			CHECK(f.packets == before / 2 + 255, "halved: %u -> %u",
+		if (before + 127 > DFS_CPR_PACKETS_MAX)
+			CHECK(f.packets == before / 2 + 127, "halved: %u -> %u",
 			      before, f.packets);
 	}
 	CHECK(dfs_cpr_value(&f) > 450000 && dfs_cpr_value(&f) < 550000,
 	      "half congested: %u", dfs_cpr_value(&f));
+}
+
+/* A surge: more bytes came in a period than the link sends in 1.5. */
+static void test_surge(void)
+{
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+
+	dfs_cpr_init(&c, &paper, now);
+	dfs_cpr_arrive(&c, 1000000);
+	now += MS;
+	dfs_cpr_tick(&c, &paper, now);
+	CHECK(!dfs_cpr_was_surge(&c, c.cur - 1), "a surge on an unknown link");
+	/* 10 Mbit/s: 1250 bytes a period, a surge past 1875 */
+	dfs_cpr_link(&c, &paper, 1250000);
+	CHECK(c.surge_bytes == 1875, "surge over %llu bytes",
+	      (unsigned long long)c.surge_bytes);
+	dfs_cpr_arrive(&c, 1875);
+	now += MS;
+	dfs_cpr_tick(&c, &paper, now);
+	CHECK(!dfs_cpr_was_surge(&c, c.cur - 1), "1875 bytes a surge");
+	dfs_cpr_arrive(&c, 1000);
+	dfs_cpr_arrive(&c, 876);
+	now += 3 * MS;		/* two idle periods after it */
+	dfs_cpr_tick(&c, &paper, now);
+	CHECK(dfs_cpr_was_surge(&c, c.cur - 3), "1876 bytes not a surge");
+	CHECK(!dfs_cpr_was_surge(&c, c.cur - 2) &&
+	      !dfs_cpr_was_surge(&c, c.cur - 1), "idle periods surged");
+	CHECK(!dfs_cpr_was_congested(&c, c.cur - 3), "a surge is congestion");
+	CHECK(c.surges == 1 && c.congested == 0, "surges %llu",
+	      (unsigned long long)c.surges);
+	/* a period twice as long: twice the bytes */
+	{
+		struct dfs_cpr_params p2 = paper;
+
+		p2.period_ns = 2 * MS;
+		dfs_cpr_retune(&c, &paper, &p2);
+		CHECK(c.surge_bytes == 3750, "after a change: %llu",
+		      (unsigned long long)c.surge_bytes);
+	}
+}
+
+/*
+ * A held flow's packets count as congested in a surge, and only a held
+ * flow's: the others count what the qdisc dropped or marked.
+ */
+static void test_held_counts_surges(void)
+{
+	struct dfs_cpr_flow held, free;
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+	int i;
+
+	dfs_cpr_init(&c, &paper, now);
+	dfs_cpr_link(&c, &paper, 1250000);
+	dfs_cpr_flow_init(&c, &held);
+	dfs_cpr_flow_init(&c, &free);
+	for (i = 0; i < 4; i++) {	/* surge, calm, surge, calm */
+		dfs_cpr_tick(&c, &paper, now);
+		dfs_cpr_packet(&c, &held);
+		dfs_cpr_hold(&held);
+		dfs_cpr_packet(&c, &free);
+		if (i % 2 == 0)
+			dfs_cpr_arrive(&c, 3000);
+		now += MS;
+	}
+	dfs_cpr_tick(&c, &paper, now);
+	dfs_cpr_packet(&c, &held);
+	dfs_cpr_packet(&c, &free);
+	CHECK(held.packets == 4 && held.congested == 2, "held: %u of %u",
+	      held.congested, held.packets);
+	CHECK(free.packets == 4 && free.congested == 0, "not held: %u of %u",
+	      free.congested, free.packets);
+	CHECK(!held.held, "held carried into a new period");
+}
+
+/*
+ * Why surges count: the attack of test_cpr_separates_bursts, with the
+ * flows over tau held as the qdisc holds them.  A held flow's packets
+ * congest nothing, so the link is calm while the attacker is held and
+ * tau climbs to tau_max: counted as congestion alone, the attacker's CPR
+ * would fall under it within a burst and let it go.  Counted in surges,
+ * it stays held for as long as it bursts; the even flow, held along with
+ * it while tau was low, goes free once tau is back over its CPR.
+ */
+static void test_held_attacker_stays_held(void)
+{
+	const u32 link = 1250000;	/* bytes/s: 1250 a period */
+	struct dfs_cpr_flow tcp, atk;
+	bool tcp_held = false, atk_held = false;
+	int i, atk_held_ms = 0, tcp_held_late = 0, bursts_late = 0;
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+
+	dfs_cpr_init(&c, &paper, now);
+	dfs_cpr_link(&c, &paper, link);
+	dfs_cpr_flow_init(&c, &tcp);
+	dfs_cpr_flow_init(&c, &atk);
+	for (i = 0; i < 30000; i++) {	/* 30 s of 1 ms */
+		bool burst = i % 300 < 100;
+		u32 admitted = 0;
+
+		dfs_cpr_tick(&c, &paper, now);
+		/* TCP: a 1000-byte packet a period */
+		dfs_cpr_packet(&c, &tcp);
+		dfs_cpr_arrive(&c, 1000);
+		tcp_held = dfs_cpr_suspect(&c, &paper, &tcp);
+		if (tcp_held)
+			dfs_cpr_hold(&tcp);
+		else
+			admitted += 1000;
+		/* the attacker: 2500 bytes a period in its bursts */
+		if (burst) {
+			dfs_cpr_packet(&c, &atk);
+			dfs_cpr_arrive(&c, 2500);
+			atk_held = dfs_cpr_suspect(&c, &paper, &atk);
+			if (atk_held)
+				dfs_cpr_hold(&atk);
+			else
+				admitted += 2500;
+		}
+		/* what is admitted past the link's rate is dropped */
+		if (admitted > 1250)
+			dfs_cpr_congest(&c);
+		if (i >= 3000) {
+			atk_held_ms += burst && atk_held;
+			bursts_late += burst;
+			tcp_held_late += tcp_held;
+		}
+		now += MS;
+	}
+	CHECK(atk_held_ms > bursts_late * 95 / 100,
+	      "attacker held %d of its %d burst periods", atk_held_ms,
+	      bursts_late);
+	CHECK(tcp_held_late == 0, "the even flow held %d periods after 3 s",
+	      tcp_held_late);
+	CHECK(c.tau == paper.tau_max, "tau %u under an attack held", c.tau);
+}
+
+/* A held flow that backs off is judged afresh: nothing counted. */
+static void test_backed_off(void)
+{
+	struct dfs_cpr_flow f = { .period = 7, .pending = 3, .held = 1,
+				  .congested = 900, .packets = 1000 };
+
+	/* fair rate 1 Mbit/s: under 125000 / 8 bytes/s is backing off */
+	CHECK(dfs_cpr_backed_off(15624, 125000), "15624 B/s not backed off");
+	CHECK(!dfs_cpr_backed_off(15625, 125000), "15625 B/s backed off");
+	CHECK(!dfs_cpr_backed_off(52083, 125000), "a shrew's average backs off");
+	dfs_cpr_forget(&f);
+	CHECK(f.period == 7 && !f.pending && !f.held && !f.congested &&
+	      !f.packets, "forget left %u of %u", f.congested, f.packets);
 }
 
 /* When a flow was last seen, for prune: across the wrap of the periods. */
@@ -299,6 +452,10 @@ int main(void)
 	TEST(test_cpr_even_tends_to_csr);
 	TEST(test_cpr_separates_bursts);
 	TEST(test_lazy_settling);
+	TEST(test_surge);
+	TEST(test_held_counts_surges);
+	TEST(test_held_attacker_stays_held);
+	TEST(test_backed_off);
 	TEST(test_idle_before);
 	return unit_summary("cpr_test");
 }

@@ -10,10 +10,16 @@
  *   - the ring tells a period's congestion exactly as the full history
  *     does while the period is younger than DFS_CPR_RING, and says calm
  *     for older ones;
+ *   - a period is a surge exactly when the bytes that came in it are
+ *     over 1.5 periods of the link's rate, known (0: never), kept across
+ *     a change of the period's length;
  *   - each flow's counts are the reference's, packet by packet counted in
- *     the period they came in (at most 255 a period), both halved when
- *     the packets would pass 4095; its verdict is the reference's ratio
- *     against tau, and the ratio stays within [0, 1];
+ *     the period they came in (at most 127 a period), as congested if the
+ *     period was, or was a surge while the flow was held in it; both
+ *     halved when the packets would pass 4095; its verdict is the
+ *     reference's ratio against tau, and the ratio stays within [0, 1];
+ *   - a flow judged afresh (dfs_cpr_forget()) counts from nothing, in the
+ *     period it was in;
  *   - the period a flow was last seen is the period of its last packet;
  *   - new parameters (tc change) keep the clock and the flows; adaptive tau
  *     within its new bounds, or at tau_max when it was fixed;
@@ -32,9 +38,17 @@ struct ref_flow {
 	u32	pending;
 	u32	packets;
 	u32	congested;
+	bool	held;
 };
 
 static bool hist[MAX_PERIODS];
+static bool surge_hist[MAX_PERIODS];
+
+static u64 ref_surge_bytes(u64 rate, u64 period_ns)
+{
+	return rate ? (u64)((unsigned __int128)rate * period_ns * 3 /
+			    (2 * NSEC_PER_SEC)) : U64_MAX;
+}
 
 /* The reference's packet: the last period's counted, halving the counts
  * first if the packets would pass 4095.
@@ -43,7 +57,9 @@ static void ref_packet(struct ref_flow *r, u32 cur)
 {
 	if (r->period != cur) {
 		u32 age = cur - r->period;
-		bool cong = age < DFS_CPR_RING && hist[r->period];
+		bool cong = age < DFS_CPR_RING &&
+			    (hist[r->period] ||
+			     (r->held && surge_hist[r->period]));
 
 		if (r->packets + r->pending > 4095) {
 			r->packets /= 2;
@@ -54,8 +70,9 @@ static void ref_packet(struct ref_flow *r, u32 cur)
 			r->congested += r->pending;
 		r->period = cur;
 		r->pending = 0;
+		r->held = false;
 	}
-	if (r->pending < 255)
+	if (r->pending < 127)
 		r->pending++;
 }
 
@@ -78,13 +95,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_cpr_flow f[FLOWS] = {};
 	struct dfs_cpr_params p = {};
 	struct dfs_cpr_clock c;
-	u64 now, start, periods = 0, congested = 0;
+	u64 now, start, periods = 0, congested = 0, surges = 0;
+	u64 rate = 0, arrived = 0;
 	u32 cur = 0, tau, i, j;
 	int ops = 0;
 
 	decode_params(&in, &p);
 	now = start = get(&in, 6);
 	memset(hist, 0, sizeof(hist));
+	memset(surge_hist, 0, sizeof(surge_hist));
 
 	dfs_cpr_init(&c, &p, now);
 	for (j = 0; j < FLOWS; j++)
@@ -109,6 +128,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			for (; k; k--) {
 				bool cong = hist[cur];
 
+				if (arrived > ref_surge_bytes(rate, p.period_ns)) {
+					surge_hist[cur] = true;
+					surges++;
+				}
+				arrived = 0;
 				periods++;
 				congested += cong;
 				if (!p.adaptive)
@@ -126,7 +150,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			}
 			FUZZ_ASSERT(c.cur == cur && c.cur_start == start);
 			FUZZ_ASSERT(c.periods == periods &&
-				    c.congested == congested);
+				    c.congested == congested &&
+				    c.surges == surges && c.arrived == arrived);
 			FUZZ_ASSERT(c.tau == tau);
 			if (p.adaptive)
 				FUZZ_ASSERT(c.tau >= p.tau_min &&
@@ -147,12 +172,32 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				tau = tau < p.tau_min ? p.tau_min :
 				      tau > p.tau_max ? p.tau_max : tau;
 			FUZZ_ASSERT(c.tau == tau);
+			FUZZ_ASSERT(c.surge_bytes ==
+				    ref_surge_bytes(rate, p.period_ns));
+		} else if (op < 136) {	/* the link's rate is measured */
+			rate = op == 132 ? 0 : get(&in, 5);
+			dfs_cpr_link(&c, &p, rate);
+			FUZZ_ASSERT(c.surge_bytes ==
+				    ref_surge_bytes(rate, p.period_ns));
+		} else if (op < 148) {	/* bytes come, queued or held */
+			u32 len = get(&in, 2);
+
+			dfs_cpr_arrive(&c, len);
+			arrived += len;
+		} else if (op < 152) {	/* the flow's packet is held */
+			dfs_cpr_hold(&f[op % FLOWS]);
+			rf[op % FLOWS].held = true;
+		} else if (op < 154) {	/* it backed off: judged afresh */
+			struct ref_flow *r = &rf[op % FLOWS];
+
+			dfs_cpr_forget(&f[op % FLOWS]);
+			*r = (struct ref_flow){ .period = r->period };
 		} else {		/* packets of flow op % FLOWS: one, or up
-					 * to 255 (then the counts reach their
+					 * to 256 (then the counts reach their
 					 * halving within a few periods)
 					 */
 			struct ref_flow *r = &rf[op % FLOWS];
-			u32 n = op < 160 ? get(&in, 1) + 1 : 1;
+			u32 n = op < 176 ? get(&in, 1) + 1 : 1;
 
 			for (; n; n--) {
 				dfs_cpr_packet(&c, &f[op % FLOWS]);
@@ -164,12 +209,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		 */
 		for (i = 1; op < 96 && i < DFS_CPR_RING + 2 && i <= cur; i++)
 			FUZZ_ASSERT(dfs_cpr_was_congested(&c, cur - i) ==
-				    (i < DFS_CPR_RING && hist[cur - i]));
+				    (i < DFS_CPR_RING && hist[cur - i]) &&
+				    dfs_cpr_was_surge(&c, cur - i) ==
+				    (i < DFS_CPR_RING && surge_hist[cur - i]));
 		FUZZ_ASSERT(!dfs_cpr_was_congested(&c, cur));
 		for (j = 0; j < FLOWS; j++) {
 			FUZZ_ASSERT(f[j].packets == rf[j].packets &&
 				    f[j].congested == rf[j].congested &&
 				    f[j].pending == rf[j].pending &&
+				    f[j].held == rf[j].held &&
 				    f[j].period == rf[j].period);
 			FUZZ_ASSERT(dfs_cpr_value(&f[j]) <= TC_DFS_ONE);
 			FUZZ_ASSERT(!dfs_cpr_idle_before(&f[j], rf[j].period));

@@ -212,7 +212,7 @@ def run_one(scn, kind, idx, total, raw_dir, ranges):
             start("tcp%d" % f.host, "s%d" % f.host, [
                 "python3", HERE + "/traffic.py", "tcp", "--dst", RCV4,
                 "--port", str(TCP_PORT + f.host), "--conns", str(f.conns),
-                "--time", str(scn.secs)])
+                "--time", str(scn.secs), "--start", str(f.start)])
     mice = scn.web_servers()
     if mice:
         start("web", "rcv", [

@@ -34,6 +34,7 @@ class Flow:
     schedule: list = None       # UDP: [(bit/s, seconds), ...]
     sources: list = None        # UDP: each packet from the next (a botnet)
     pulse: tuple = None         # UDP: (period, burst) s, in step (shrew)
+    start: float = 0            # TCP: s after the common start it sends
 
     @property
     def key(self):
@@ -228,6 +229,25 @@ def scenario6n(short):
                  "silent", 0, short)
 
 
+def scenario6f(short):
+    """The CPR paper's fairness experiment (Kieu et al., Sect. 3.2, Fig. 4):
+    no attack, 10 TCP hosts sending from the start, 10 more joining at
+    10 s, in slow start into a busy link, where their own drops fall in the
+    periods they send most in.  A CPR filter that takes them for attackers
+    holds them back; measured from their join: TCP's Jain over all 20, and
+    the hosts listed."""
+    secs = 25 if short else 30
+    join = 10
+    flows = [Flow(h, "tcp", TCP) for h in range(1, 11)]
+    flows += [Flow(h, "tcp", TCP, start=join) for h in range(11, 21)]
+    return Scenario("scenario6f", "no attack: 10 TCP hosts, 10 more join at "
+                    "%d s" % join, secs, join, flows,
+                    delays=mixed_delays(range(1, 21)),
+                    qdiscs=["dfs-fq", "dfs-fq-cpr", "dfs-fq-tau0.2",
+                            "dfs-fq-tau0.6", "dfs-fq-tau0.8",
+                            "dfs-fq-cpr10"])
+
+
 def scenario7(short):
     """HiShape's case: a botnet of 1,000 sources in 200 ranges floods the
     link at 1.5x its rate while 8 honest hosts, each in a range of its
@@ -271,7 +291,7 @@ def scenario7(short):
 SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
              "5a": scenario5a, "5b": scenario5b, "6": scenario6,
-             "6n": scenario6n, "7": scenario7}
+             "6n": scenario6n, "6f": scenario6f, "7": scenario7}
 
 
 def get(name, short=False):

@@ -110,9 +110,12 @@ def connect(dst, port, secs=15):
     return None
 
 
-def tcp_conn(sock, dst, port, deadline, stats, idx):
+def tcp_conn(sock, dst, port, start, deadline, stats, idx):
     buf = b"\x5a" * 65536
     sent = 0
+    # A flow that joins later: connected, and idle until then (an idle
+    # connection starts again from its initial window, RFC 7661's default).
+    time.sleep(max(0.0, start - time.monotonic()))
     while time.monotonic() < deadline:
         if sock is None:
             try:
@@ -137,11 +140,12 @@ def tcp_conn(sock, dst, port, deadline, stats, idx):
 def run_tcp(args):
     # Handshakes before the gate: every flow starts sending at once.
     socks = [connect(args.dst, args.port) for _ in range(args.conns)]
-    deadline = gate.wait_go(args.ready, args.go) + args.time
+    go = gate.wait_go(args.ready, args.go)
+    deadline = go + args.time
     stats = [0] * args.conns
     threads = [threading.Thread(target=tcp_conn,
-                                args=(socks[i], args.dst, args.port, deadline,
-                                      stats, i))
+                                args=(socks[i], args.dst, args.port,
+                                      go + args.start, deadline, stats, i))
                for i in range(args.conns)]
     for t in threads:
         t.start()
@@ -166,6 +170,8 @@ def main():
     t.add_argument("--port", type=int, required=True)
     t.add_argument("--conns", type=int, default=1)
     t.add_argument("--time", type=float, required=True)
+    t.add_argument("--start", type=float, default=0,
+                   help="seconds after the start before it sends")
     gate.add_args(t)
     args = ap.parse_args()
     if args.cmd == "sink":

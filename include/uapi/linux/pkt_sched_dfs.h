@@ -115,6 +115,7 @@ struct tc_dfs_qd_stats {
 	__u64	cpr_periods;	/* sampling periods ended */
 	__u64	cpr_congested;	/* of them, congested */
 	__u64	drop_cpr;	/* packets of flows over tau */
+	__u64	cpr_surges;	/* periods whose arrivals swamped the link */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */
