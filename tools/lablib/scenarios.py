@@ -202,13 +202,14 @@ def scenario5b(short):
                     "fair rate", secs, 5, flows)
 
 
-def shrew(name, title, rate, short, checks=""):
+def shrew(name, title, rate, short, checks="", pulse=(0.3, 0.1)):
     """Issue 15's low-rate attack: 16 hosts each send RATE in bursts of
-    100 ms every 300 ms, all in step (at 1.25 Mbit/s, twice the link
-    together while a burst lasts, two thirds of it on average), beside 8
-    TCP hosts with access links of 1-15 ms each way."""
+    PULSE's width every PULSE's period, all in step (scenario 6: at 1.25
+    Mbit/s, 100 ms every 300 ms, twice the link together while a burst
+    lasts, two thirds of it on average), beside 8 TCP hosts with access
+    links of 1-15 ms each way."""
     secs = 20 if short else 30
-    flows = [Flow(h, "udp", ATTACK, schedule=cbr(rate, secs), pulse=(0.3, 0.1))
+    flows = [Flow(h, "udp", ATTACK, schedule=cbr(rate, secs), pulse=pulse)
              for h in range(1, 17)]
     flows += [Flow(h, "tcp", TCP) for h in range(17, 25)]
     return Scenario(name, title, secs, 5, flows,
@@ -227,6 +228,29 @@ def scenario6n(short):
     attack, which scenario 6's is measured against."""
     return shrew("scenario6n", "scenario 6's 8 TCP hosts, the 16 attackers "
                  "silent", 0, short)
+
+
+# The CPR paper's sweeps (Kieu et al., Table 1, after Zhang et al.):
+# attack frequency (AFI: the period), burst width (AWI) and burst rate
+# (ARI) intensification, scaled from its 5 Mbit/s link to the lab's 10:
+# bursts of the link's rate together, 200 ms every second, unless swept.
+# Name: (period s, width s, together Mbit/s); TCP's goodput is measured
+# against scenario 6n's, the same TCP hosts alone.
+SWEEP = {"6afi0.4": (0.4, 0.2, 10), "6afi1": (1, 0.2, 10),
+         "6afi2": (2, 0.2, 10), "6awi0.05": (1, 0.05, 10),
+         "6awi0.5": (1, 0.5, 10), "6ari5": (1, 0.2, 5),
+         "6ari20": (1, 0.2, 20)}
+
+
+def sweep_point(key):
+    period, width, mbps = SWEEP[key]
+
+    def make(short):
+        return shrew("scenario" + key, "16 hosts, %g Mbit/s together for "
+                     "%g ms every %g s, + 8 TCP hosts"
+                     % (mbps, width * 1000, period),
+                     int(mbps * 1e6 / 16), short, pulse=(period, width))
+    return make
 
 
 def scenario6f(short):
@@ -292,6 +316,7 @@ SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
              "5a": scenario5a, "5b": scenario5b, "6": scenario6,
              "6n": scenario6n, "6f": scenario6f, "7": scenario7}
+SCENARIOS.update({k: sweep_point(k) for k in SWEEP})
 
 
 def get(name, short=False):
