@@ -140,19 +140,23 @@ void dfs_cpr_congest(struct dfs_cpr_clock *c)
 /* Whether a period that has ended was congested; false if it is too old
  * for the ring to tell, or has not ended.
  */
-bool dfs_cpr_was_congested(const struct dfs_cpr_clock *c, u32 period)
+static bool dfs_cpr_ended_bit(const struct dfs_cpr_clock *c, const u64 *ring,
+			      u32 period)
 {
 	u32 age = c->cur - period;
 
-	return age && age < DFS_CPR_RING && dfs_cpr_bit(c->ring, period);
+	return age && age < DFS_CPR_RING && dfs_cpr_bit(ring, period);
+}
+
+bool dfs_cpr_was_congested(const struct dfs_cpr_clock *c, u32 period)
+{
+	return dfs_cpr_ended_bit(c, c->ring, period);
 }
 
 /* The same for a surge (dfs_cpr_set_link()). */
 bool dfs_cpr_was_surge(const struct dfs_cpr_clock *c, u32 period)
 {
-	u32 age = c->cur - period;
-
-	return age && age < DFS_CPR_RING && dfs_cpr_bit(c->surge, period);
+	return dfs_cpr_ended_bit(c, c->surge, period);
 }
 
 /* Count the packets of the flow's last period, halving both counts

@@ -38,7 +38,7 @@
  * throttle, not a block.  Its packets are counted as the link would have
  * seen them instead: as congested in a period that was congested, or a
  * surge, in which more bytes came (held ones included) than the link
- * sends in DFS_CPR_SURGE periods.  An attacker held in step with the
+ * sends in DFS_CPR_SURGE_HALVES / 2 periods.  An attacker held in step with the
  * others stays held for as long as their bursts go on; a flow held by
  * mistake that sends evenly counts its packets as the surges fall, and
  * goes free as soon as tau climbs back over its CPR, which it does once

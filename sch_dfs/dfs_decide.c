@@ -203,8 +203,7 @@ void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval)
 		f->win_bytes = 0;
 		f->win_start = now;
 	}
-	f->win_bytes = f->win_bytes + len < f->win_bytes ? U32_MAX :
-		       f->win_bytes + len;
+	dfs_flow_add_bytes(f, len);
 }
 
 /* ResetFlow(i) of Table 2; sz_i is zero whenever this is called. */

@@ -84,6 +84,13 @@ static inline void dfs_flow_set_bitrate(struct dfs_flow *f, u64 rate)
 	f->bitrate = min_t(u64, rate, U32_MAX);
 }
 
+/* Add @len to the bitrate window's bytes, saturating. */
+static inline void dfs_flow_add_bytes(struct dfs_flow *f, u32 len)
+{
+	f->win_bytes = f->win_bytes + len < f->win_bytes ? U32_MAX :
+		       f->win_bytes + len;
+}
+
 static inline u32 dfs_ptime(u64 ns)
 {
 	return ns >> DFS_PTIME_SHIFT;

@@ -311,17 +311,6 @@ static void dfs_congested(struct dfs_sched_data *q, struct dfs_flow *flow)
 }
 
 /*
- * A held flow's bytes are counted over its hold in one bitrate window,
- * which dfs_cpr_judge() closes each DFS_CPR_HOLD_NS: a rate measured over
- * bursts and the gaps between them, whatever the flow's phase.
- */
-static void dfs_cpr_held_arrival(struct dfs_flow *flow, u32 len)
-{
-	flow->win_bytes = flow->win_bytes + len < flow->win_bytes ? U32_MAX :
-			  flow->win_bytes + len;
-}
-
-/*
  * Hold the flow while its CPR is over tau; let it go, judged afresh, if
  * it backs off while held (dfs_cpr.h).
  */
@@ -400,8 +389,12 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	dfs_cpr_link(&q->cpr_clock, &q->cpr_params,
 		     p->bandwidth ? p->bandwidth : q->meter.deq_rate);
 	flow = dfs_flow_get(q, skb, now);
+	/* A held flow's bytes are counted over its hold in one bitrate
+	 * window, which dfs_cpr_judge() closes each DFS_CPR_HOLD_NS: a rate
+	 * over bursts and the gaps between them, whatever the flow's phase.
+	 */
 	if (flow->flags & DFS_F_CPR)
-		dfs_cpr_held_arrival(flow, len);
+		dfs_flow_add_bytes(flow, len);
 	else
 		dfs_flow_arrival(flow, now, len, p->rate_interval_ns);
 	dfs_cpr_packet(&q->cpr_clock, &flow->cpr);
