@@ -13,6 +13,7 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>

@@ -20,24 +20,28 @@ static void dfs_cpr_set_bit(u64 *ring, u32 period)
 }
 
 /* Forget the periods first..first+n-1 of @ring: they begin now, calm so
- * far.
+ * far.  Returns how many of the slots were set.
  */
-static void dfs_cpr_clear(u64 *ring, u32 first, u64 n)
+static u32 dfs_cpr_clear(u64 *ring, u32 first, u64 n)
 {
-	u32 i = first % DFS_CPR_RING;
+	u32 i = first % DFS_CPR_RING, set = 0;
 
 	if (n >= DFS_CPR_RING) {
+		for (i = 0; i < DFS_CPR_WORDS; i++)
+			set += hweight64(ring[i]);
 		memset(ring, 0, DFS_CPR_WORDS * sizeof(*ring));
-		return;
+		return set;
 	}
 	while (n) {
 		u32 bits = min_t(u64, n, 64 - i % 64);
 		u64 mask = (bits == 64 ? ~0ULL : (1ULL << bits) - 1) << (i % 64);
 
+		set += hweight64(ring[i / 64] & mask);
 		ring[i / 64] &= ~mask;
 		n -= bits;
 		i = (i + bits) % DFS_CPR_RING;
 	}
+	return set;
 }
 
 void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
@@ -51,18 +55,25 @@ void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 
 /*
  * The link sends @rate bytes/s: a period is a surge when more than
- * DFS_CPR_SURGE_HALVES / 2 periods' worth of that come in it.  Unknown
- * (0), nothing is a surge.  One division, when the rate or the period
- * changes.
+ * DFS_CPR_SURGE_HALVES / 2 periods' worth of that come in it (and, as
+ * the signal, more than DFS_CPR_SURGE_MIN_BYTES).  Unknown (0), nothing
+ * is a surge.  One division, when the rate or the parameters change.
  */
 void dfs_cpr_set_link(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		      u64 rate)
 {
+	u64 bytes;
+
 	c->link_rate = rate;
-	c->surge_bytes = rate ? mul_u64_u64_div_u64(rate, p->period_ns *
-						    DFS_CPR_SURGE_HALVES,
-						    2 * NSEC_PER_SEC) :
-			 U64_MAX;
+	if (!rate) {
+		c->surge_bytes = U64_MAX;
+		return;
+	}
+	bytes = mul_u64_u64_div_u64(rate, p->period_ns * DFS_CPR_SURGE_HALVES,
+				    2 * NSEC_PER_SEC);
+	if (p->signal == TC_DFS_CPR_SIGNAL_SURGES)
+		bytes = max_t(u64, bytes, DFS_CPR_SURGE_MIN_BYTES);
+	c->surge_bytes = bytes;
 }
 
 /*
@@ -100,38 +111,52 @@ static u32 dfs_cpr_tau_step(u32 tau, const struct dfs_cpr_params *p,
 }
 
 /*
- * Close the periods that ended by now: the current one, congested or not,
- * a surge or not, and the ones after it in which nothing happened (calm).
- * One division, and only when a period has ended.
+ * Close the periods that ended by now: the current one, a surge or not,
+ * congested or not (by the signal), and the ones after it in which
+ * nothing happened (calm).  One division, and only when a period has
+ * ended.
  */
 void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now)
 {
-	bool congested;
+	bool congested, surge;
 	u64 k;
 
 	if (now < c->cur_start + p->period_ns)
 		return;
 	k = div64_u64(now - c->cur_start, p->period_ns);
-	congested = dfs_cpr_bit(c->ring, c->cur);
-	c->periods += k;
-	c->congested += congested;
-	if (c->arrived > c->surge_bytes) {
+	surge = c->arrived > c->surge_bytes;
+	if (surge) {
 		dfs_cpr_set_bit(c->surge, c->cur);
 		c->surges++;
 	}
+	/* the ring holds the signal's verdict: by surges, drops are undone
+	 * and what was admitted decides
+	 */
+	if (p->signal == TC_DFS_CPR_SIGNAL_SURGES) {
+		dfs_cpr_clear(c->ring, c->cur, 1);
+		if (c->admitted > c->surge_bytes)
+			dfs_cpr_set_bit(c->ring, c->cur);
+	}
 	c->arrived = 0;
+	c->admitted = 0;
+	congested = dfs_cpr_bit(c->ring, c->cur);
+	c->periods += k;
+	c->congested += congested;
+	c->recent += congested;
 	if (p->adaptive)
 		c->tau = dfs_cpr_tau_step(c->tau, p, congested, k - 1);
 	else
 		c->tau = p->tau;
-	dfs_cpr_clear(c->ring, c->cur + 1, k);
+	c->recent -= dfs_cpr_clear(c->ring, c->cur + 1, k);
 	dfs_cpr_clear(c->surge, c->cur + 1, k);
 	c->cur += (u32)k;
 	c->cur_start += k * p->period_ns;
 }
 
-/* The qdisc dropped or marked a packet in the current period. */
+/* The qdisc dropped or marked a packet in the current period (undone at
+ * its end if the signal is surges).
+ */
 void dfs_cpr_congest(struct dfs_cpr_clock *c)
 {
 	dfs_cpr_set_bit(c->ring, c->cur);
@@ -193,11 +218,27 @@ void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f)
 		f->pending++;
 }
 
-/* Over tau, with enough packets counted to be judged. */
+/*
+ * Over tau (less DFS_CPR_RELEASE_MARGIN if @held), with enough packets
+ * counted to be judged; by surges, also with under half the link's calm
+ * share of its packets in calm periods (dfs_cpr.h).
+ */
 bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		     const struct dfs_cpr_params *p,
-		     const struct dfs_cpr_flow *f)
+		     const struct dfs_cpr_flow *f, bool held)
 {
-	return f->packets >= p->min_packets &&
-	       (u64)f->congested * TC_DFS_ONE > (u64)c->tau * f->packets;
+	u32 tau = c->tau;
+	u64 window;
+
+	if (held)
+		tau = tau > DFS_CPR_RELEASE_MARGIN ?
+		      tau - DFS_CPR_RELEASE_MARGIN : 0;
+	if (f->packets < p->min_packets ||
+	    (u64)f->congested * TC_DFS_ONE <= (u64)tau * f->packets)
+		return false;
+	if (p->signal != TC_DFS_CPR_SIGNAL_SURGES)
+		return true;
+	window = min_t(u64, c->periods, DFS_CPR_RING - 1);
+	return (u64)(f->packets - f->congested) * DFS_CPR_CALM_RATIO * window <
+	       (window - c->recent) * f->packets;
 }

@@ -4,7 +4,8 @@
  * (Zhang et al. 2012; adaptive threshold: Kieu et al., SoICT 2017).
  *
  * Time is cut into sampling periods; a period is congested when the qdisc
- * dropped (or marked) a packet in it.  A flow's CPR is the share of its
+ * dropped (or marked) a packet in it, or (cpr_signal surges, below) when
+ * more came in it than the link can send.  A flow's CPR is the share of its
  * packets that arrived in congested periods.  A low-rate ("shrew")
  * attacker sends only in the bursts that congest the link, so its CPR
  * tends to 1, while a flow that sends evenly has about the link's
@@ -38,21 +39,49 @@
  * throttle, not a block.  Its packets are counted as the link would have
  * seen them instead: as congested in a period that was congested, or a
  * surge, in which more bytes came (held ones included) than the link
- * sends in DFS_CPR_SURGE_HALVES / 2 periods.  An attacker held in step with the
- * others stays held for as long as their bursts go on; a flow held by
- * mistake that sends evenly counts its packets as the surges fall, and
- * goes free as soon as tau climbs back over its CPR, which it does once
- * the attackers are held and the link is calm.  Surges count for held
- * flows only: for the others, and for tau, congestion is what the qdisc
- * dropped or marked, as in the paper.
+ * sends in DFS_CPR_SURGE_HALVES / 2 periods.  An attacker held in step
+ * with the others stays held for as long as their bursts go on; a flow
+ * held by mistake that sends evenly counts its packets as the surges
+ * fall, and goes free as soon as tau climbs back over its CPR, which it
+ * does once the attackers are held and the link is calm.  With the
+ * paper's signal (cpr_signal drops), surges count for held flows only:
+ * for the others, and for tau, congestion is what the qdisc dropped or
+ * marked.
+ *
+ * With cpr_signal surges, a period is congested when what was admitted
+ * in it (held packets not counted) was a surge, for every flow and for
+ * tau; drops and marks do not count.  A held flow still counts the
+ * surges of everything that came, as with drops.  The drops of a
+ * qdisc that shares the link fall on the flows over their share, in the
+ * periods they send most in: a TCP flow's own drops make its CPR where a
+ * busy link is congested in many periods (at 10 ms periods, in a third
+ * of them with TCP alone).  A surge is the attack's own footprint: TCP,
+ * clocked by its ACKs, sends about what the link takes.  A surge then
+ * also needs more than DFS_CPR_SURGE_MIN_BYTES, so that in a period too
+ * short for a few packets at the link's rate, two packets back to back
+ * are not one.
+ *
+ * By surges, a flow over tau is also judged against the link: it is a
+ * suspect only if the share of its packets sent in calm periods is under
+ * half the share of calm periods of the last DFS_CPR_RING - 1 (the
+ * ring's; they are counted as the ring fills and empties, no walk).  A
+ * flood makes every period a surge until DFS finds it, and every flow's
+ * CPR nears 1 with it: the CPR tells an attacker only where the link is
+ * calm between its bursts, and an attacker sends nothing there.  A flow
+ * that sends evenly has the link's share of calm periods, and TCP, which
+ * gets the link between the bursts, more.
  *
  * Where the link stays congested without an attack (a busy TCP link at
  * 10 ms periods), tau stays at tau_min, and a TCP flow held there would
  * stay held: it backs off to a packet an RTO, so its CPR barely moves.
  * That is how it differs from an attacker, which sends on whatever is
- * dropped: a held flow whose rate over a second of its hold falls under
- * a DFS_CPR_BACKOFF-th of a fair rate is let go and judged afresh, its
- * counts forgotten (dfs_cpr_backed_off(), dfs_cpr_forget()).
+ * dropped: a held flow that sends no more than two full-sized packets
+ * over a second of its hold is let go and judged afresh, its counts
+ * forgotten (dfs_cpr_backed_off(), dfs_cpr_forget()).  A count of bytes,
+ * not a rate: an attacker whose bursts come seconds apart averages a
+ * low rate too, but a hold closes only on a packet, so each second of
+ * it holds at least one whole burst.  A rate (under an eighth of a fair
+ * rate) let attackers 1 to 2 s apart go (the lab's sweep).
  *
  * Eight bytes a flow.  The period of a flow's last packet is also when it
  * was last seen, which prune asks (dfs_cpr_idle_before()).
@@ -72,11 +101,23 @@
  * link that TCP alone keeps full does not surge.
  */
 #define DFS_CPR_SURGE_HALVES	3
-/* A held flow sending under this share of a fair rate, over a hold of
- * DFS_CPR_HOLD_NS (more than TCP's first two timeouts, and three bursts
- * of a shrew at the RTO's period), has backed off.
+/* and, with cpr_signal surges, more than eight full-sized frames */
+#define DFS_CPR_SURGE_MIN_BYTES	(8 * 1514)
+/* By surges, a suspect sends under 1 / this of the link's calm share of
+ * periods in calm ones (dfs_cpr_suspect()).
  */
-#define DFS_CPR_BACKOFF		8
+#define DFS_CPR_CALM_RATIO	2
+/* A held flow goes free when its CPR is this much under tau: a burst's
+ * first and last periods are seldom surges, so a held attacker's CPR
+ * sits a little over tau_max, and with no margin it came and went with
+ * each burst (the lab, 2026-11-26).
+ */
+#define DFS_CPR_RELEASE_MARGIN	(TC_DFS_ONE / 10)
+/* A held flow that sent no more than this over a hold of
+ * DFS_CPR_HOLD_NS has backed off: two full-sized retransmissions, TCP's
+ * after its first timeouts (200 ms, then 400, 800, ...).
+ */
+#define DFS_CPR_BACKOFF_BYTES	(2 * 1514)
 #define DFS_CPR_HOLD_NS		NSEC_PER_SEC
 
 struct dfs_cpr_params {
@@ -87,6 +128,7 @@ struct dfs_cpr_params {
 	u32	tau_min;
 	u32	tau_max;	/* and its start */
 	u32	min_packets;	/* a flow is judged from this many on */
+	u32	signal;		/* enum tc_dfs_cpr_signal */
 	bool	adaptive;
 };
 
@@ -97,7 +139,9 @@ struct dfs_cpr_clock {
 	u64	periods;	/* periods closed */
 	u64	congested;	/* of them, congested */
 	u64	surges;		/* of them, surges */
+	u32	recent;		/* congested of the ring's ended periods */
 	u64	arrived;	/* bytes come in period cur, held ones too */
+	u64	admitted;	/* of them, not held */
 	u64	link_rate;	/* bytes/s the link sends; 0: not known */
 	u64	surge_bytes;	/* a period's arrivals over this: a surge */
 	u64	ring[DFS_CPR_WORDS];	/* bit i % RING: period i congested */
@@ -127,7 +171,7 @@ bool dfs_cpr_was_surge(const struct dfs_cpr_clock *c, u32 period);
 void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f);
 bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		     const struct dfs_cpr_params *p,
-		     const struct dfs_cpr_flow *f);
+		     const struct dfs_cpr_flow *f, bool held);
 
 /* The link sends @rate bytes/s (0: not known yet); after dfs_cpr_tick(). */
 static inline void dfs_cpr_link(struct dfs_cpr_clock *c,
@@ -137,12 +181,15 @@ static inline void dfs_cpr_link(struct dfs_cpr_clock *c,
 		dfs_cpr_set_link(c, p, rate);
 }
 
-/* A packet of @len bytes came, to be queued or held (not one the qdisc
+/* A packet of @len bytes came, to be queued or @held (not one the qdisc
  * drops for its rate: such a flow cannot reach the link, held or not).
  */
-static inline void dfs_cpr_arrive(struct dfs_cpr_clock *c, u32 len)
+static inline void dfs_cpr_arrive(struct dfs_cpr_clock *c, u32 len,
+				  bool held)
 {
 	c->arrived += len;
+	if (!held)
+		c->admitted += len;
 }
 
 /* The flow's packet of this period is held: dropped before the queue. */
@@ -151,10 +198,12 @@ static inline void dfs_cpr_hold(struct dfs_cpr_flow *f)
 	f->held = 1;
 }
 
-/* A held flow sending @rate bytes/s has backed off. */
-static inline bool dfs_cpr_backed_off(u64 rate, u64 fair_rate)
+/* A held flow that sent @bytes over a hold of DFS_CPR_HOLD_NS or more
+ * (to the packet that closes it) has backed off.
+ */
+static inline bool dfs_cpr_backed_off(u64 bytes)
 {
-	return rate * DFS_CPR_BACKOFF < fair_rate;
+	return bytes <= DFS_CPR_BACKOFF_BYTES;
 }
 
 /* Judge the flow afresh: nothing counted (it keeps its last period). */

@@ -34,7 +34,8 @@
  * and stays under a fair rate on average, so Algorithm 3 never sees it.
  * With "cpr", each flow's congestion participation rate is kept too
  * (dfs_cpr.c: the share of its packets that came in 1 ms periods in
- * which DFS dropped or marked a packet) and a flow whose CPR is over tau
+ * which DFS dropped or marked a packet, or with "cpr_signal surges", in
+ * which more came than the link can send) and a flow whose CPR is over tau
  * is dropped before it takes buffer space, as a malicious one is, until
  * its CPR falls back under tau.  tau is fixed, or adapts (Kieu et al.):
  * low while the link is congested, high when it is calm.  A held flow's
@@ -315,7 +316,7 @@ static void dfs_congested(struct dfs_sched_data *q, struct dfs_flow *flow)
  * it backs off while held (dfs_cpr.h).
  */
 static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow,
-			  u64 fair_rate, u64 now)
+			  u64 now)
 {
 	bool held = flow->flags & DFS_F_CPR;
 
@@ -328,19 +329,23 @@ static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow,
 				     now - flow->win_start);
 
 		dfs_flow_set_bitrate(flow, rate);
+		if (dfs_cpr_backed_off(flow->win_bytes))
+			dfs_cpr_forget(&flow->cpr);
 		flow->win_start = now;
 		flow->win_bytes = 0;
-		if (dfs_cpr_backed_off(rate, fair_rate))
-			dfs_cpr_forget(&flow->cpr);
 	}
-	if (!dfs_cpr_suspect(&q->cpr_clock, &q->cpr_params, &flow->cpr)) {
+	if (!dfs_cpr_suspect(&q->cpr_clock, &q->cpr_params, &flow->cpr,
+			     held)) {
 		flow->flags &= ~DFS_F_CPR;
 		return;
 	}
-	if (!held) {		/* the hold's window */
+	/* The hold's window starts with the bytes of the flow's last rate
+	 * window, this packet's too: a hold that begins at a burst's last
+	 * packet does not close on the next burst's first as backing off.
+	 */
+	if (!held) {
 		flow->flags |= DFS_F_CPR;
 		flow->win_start = now;
-		flow->win_bytes = 0;
 	}
 }
 
@@ -406,7 +411,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	fair_rate = dfs_fair_rate(p, &q->meter);
 	flags = flow->flags;
 	verdict = dfs_decide(p, flow, now, q->wfs_ewma, fair_rate);
-	dfs_cpr_judge(q, flow, fair_rate, now);
+	dfs_cpr_judge(q, flow, now);
 	if (flags != flow->flags) {
 		dfs_count_flags(q, flags, -1);
 		dfs_count_flags(q, flow->flags, 1);
@@ -419,7 +424,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}
-	dfs_cpr_arrive(&q->cpr_clock, len);
+	dfs_cpr_arrive(&q->cpr_clock, len, flow->flags & DFS_F_CPR);
 	/* Nor does a flow CPR drops; and neither drop is congestion. */
 	if (flow->flags & DFS_F_CPR) {
 		dfs_cpr_hold(&flow->cpr);
@@ -952,6 +957,7 @@ static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 	[TCA_DFS_CPR_TAU_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_fraction_range),
 	[TCA_DFS_CPR_MIN_PACKETS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 						&dfs_cpr_min_packets_range),
+	[TCA_DFS_CPR_SIGNAL]	= NLA_POLICY_MAX(NLA_U32, TC_DFS_CPR_SIGNAL_MAX),
 };
 
 /* Everything "change" may set, so it can be checked before it is applied. */
@@ -1059,6 +1065,8 @@ static void dfs_config_parse(struct nlattr **tb, struct dfs_config *c)
 		c->cpr.tau_max = nla_get_u32(tb[TCA_DFS_CPR_TAU_MAX]);
 	if (tb[TCA_DFS_CPR_MIN_PACKETS])
 		c->cpr.min_packets = nla_get_u32(tb[TCA_DFS_CPR_MIN_PACKETS]);
+	if (tb[TCA_DFS_CPR_SIGNAL])
+		c->cpr.signal = nla_get_u32(tb[TCA_DFS_CPR_SIGNAL]);
 }
 
 /* What dfs_dump() reads without the qdisc lock is written once. */
@@ -1072,6 +1080,7 @@ static void dfs_cpr_params_set(struct dfs_cpr_params *p,
 	WRITE_ONCE(p->tau_min, n->tau_min);
 	WRITE_ONCE(p->tau_max, n->tau_max);
 	WRITE_ONCE(p->min_packets, n->min_packets);
+	WRITE_ONCE(p->signal, n->signal);
 	WRITE_ONCE(p->adaptive, n->adaptive);
 }
 
@@ -1322,6 +1331,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		.tau_min	= DFS_CPR_TAU_MIN,
 		.tau_max	= DFS_CPR_TAU_MAX,
 		.min_packets	= DFS_CPR_MIN_PACKETS,
+		.signal		= TC_DFS_CPR_SIGNAL_DROPS,
 	};
 	dfs_cpr_init(&q->cpr_clock, &q->cpr_params, now);
 
@@ -1395,7 +1405,8 @@ static int dfs_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_DFS_CPR_TAU_MIN, READ_ONCE(cp->tau_min)) ||
 	    nla_put_u32(skb, TCA_DFS_CPR_TAU_MAX, READ_ONCE(cp->tau_max)) ||
 	    nla_put_u32(skb, TCA_DFS_CPR_MIN_PACKETS,
-			READ_ONCE(cp->min_packets)))
+			READ_ONCE(cp->min_packets)) ||
+	    nla_put_u32(skb, TCA_DFS_CPR_SIGNAL, READ_ONCE(cp->signal)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

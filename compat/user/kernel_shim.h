@@ -106,4 +106,9 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 	return (u64)q;
 }
 
+static inline unsigned int hweight64(u64 w)
+{
+	return __builtin_popcountll(w);
+}
+
 #endif /* _SCH_DFS_KERNEL_SHIM_H */

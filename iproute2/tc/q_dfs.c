@@ -36,6 +36,11 @@ static const char * const dfs_scheds[] = {
 	[TC_DFS_SCHED_FQ]	= "fq",
 };
 
+static const char * const dfs_cpr_signals[] = {
+	[TC_DFS_CPR_SIGNAL_DROPS]	= "drops",
+	[TC_DFS_CPR_SIGNAL_SURGES]	= "surges",
+};
+
 static const struct {
 	const char	*name;
 	int		attr;
@@ -67,6 +72,22 @@ static int dfs_frac_attr(const char *name)
 	return -1;
 }
 
+/* @arg as the index of one of @n names, or a message saying what to use. */
+static int dfs_get_name(__u32 *val, const char *what, const char *arg,
+			const char * const *names, int n, const char *use)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(arg, names[i]) == 0) {
+			*val = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "Illegal \"%s\": \"%s\" (use %s)\n", what, arg, use);
+	return -1;
+}
+
 static void explain(void)
 {
 	fprintf(stderr,
@@ -84,6 +105,7 @@ static void explain(void)
 		"               [ cpr_period TIME ] [ cpr_min_packets NUMBER ]\n"
 		"               [ cpr_alpha FRACTION ] [ cpr_beta FRACTION ]\n"
 		"               [ cpr_tau_min FRACTION ] [ cpr_tau_max FRACTION ]\n"
+		"               [ cpr_signal drops|surges ]\n"
 		"FRACTION is a decimal number from 0 to 1, e.g. 0.04\n"
 		"bandwidth 0 makes the qdisc measure the link rate\n"
 		"quantum, target and interval apply to sched fq\n"
@@ -245,16 +267,10 @@ static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			set[TCA_DFS_CACHE] = true;
 		} else if (strcmp(*argv, "key") == 0) {
 			NEXT_ARG();
-			for (i = 0; i <= TC_DFS_KEY_MAX; i++)
-				if (strcmp(*argv, dfs_keys[i]) == 0)
-					break;
-			if (i > TC_DFS_KEY_MAX) {
-				fprintf(stderr,
-					"Illegal \"key\": \"%s\" (use src, dst, srcdst or 5tuple)\n",
-					*argv);
+			if (dfs_get_name(&opt[TCA_DFS_KEY], "key", *argv,
+					 dfs_keys, ARRAY_SIZE(dfs_keys),
+					 "src, dst, srcdst or 5tuple"))
 				return -1;
-			}
-			opt[TCA_DFS_KEY] = i;
 			set[TCA_DFS_KEY] = true;
 		} else if (frac > 0) {
 			const char *name = *argv;
@@ -320,16 +336,10 @@ static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			set[TCA_DFS_BANDWIDTH] = true;
 		} else if (strcmp(*argv, "sched") == 0) {
 			NEXT_ARG();
-			for (i = 0; i <= TC_DFS_SCHED_MAX; i++)
-				if (strcmp(*argv, dfs_scheds[i]) == 0)
-					break;
-			if (i > TC_DFS_SCHED_MAX) {
-				fprintf(stderr,
-					"Illegal \"sched\": \"%s\" (use fifo or fq)\n",
-					*argv);
+			if (dfs_get_name(&opt[TCA_DFS_SCHED], "sched", *argv,
+					 dfs_scheds, ARRAY_SIZE(dfs_scheds),
+					 "fifo or fq"))
 				return -1;
-			}
-			opt[TCA_DFS_SCHED] = i;
 			set[TCA_DFS_SCHED] = true;
 		} else if (strcmp(*argv, "quantum") == 0) {
 			NEXT_ARG();
@@ -403,6 +413,14 @@ static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return -1;
 			}
 			set[TCA_DFS_CPR_MIN_PACKETS] = true;
+		} else if (strcmp(*argv, "cpr_signal") == 0) {
+			NEXT_ARG();
+			if (dfs_get_name(&opt[TCA_DFS_CPR_SIGNAL], "cpr_signal",
+					 *argv, dfs_cpr_signals,
+					 ARRAY_SIZE(dfs_cpr_signals),
+					 "drops or surges"))
+				return -1;
+			set[TCA_DFS_CPR_SIGNAL] = true;
 		} else if (strcmp(*argv, "ecn") == 0) {
 			opt[TCA_DFS_ECN] = 1;
 			set[TCA_DFS_ECN] = true;
@@ -439,8 +457,8 @@ static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			addattr_l(n, 1024, i, &opt[i], sizeof(opt[i]));
 	if (set[TCA_DFS_BANDWIDTH])
 		addattr64(n, 1024, TCA_DFS_BANDWIDTH, bandwidth);
-	/* and TCA_DFS_SCHED to TCA_DFS_CPR_MIN_PACKETS */
-	for (i = TCA_DFS_SCHED; i <= TCA_DFS_CPR_MIN_PACKETS; i++)
+	/* and TCA_DFS_SCHED to TCA_DFS_CPR_SIGNAL */
+	for (i = TCA_DFS_SCHED; i <= TCA_DFS_CPR_SIGNAL; i++)
 		if (set[i])
 			addattr_l(n, 1024, i, &opt[i], sizeof(opt[i]));
 	addattr_nest_end(n, tail);
@@ -532,6 +550,15 @@ static void dfs_print_cpr_opt(struct rtattr **tb)
 		val = rta_getattr_u32(tb[TCA_DFS_CPR_MIN_PACKETS]);
 		print_uint(PRINT_ANY, "cpr_min_packets", "cpr_min_packets %u ",
 			   val);
+	}
+	if (tb[TCA_DFS_CPR_SIGNAL]) {
+		val = rta_getattr_u32(tb[TCA_DFS_CPR_SIGNAL]);
+		if (val <= TC_DFS_CPR_SIGNAL_MAX)
+			print_string(PRINT_ANY, "cpr_signal", "cpr_signal %s ",
+				     dfs_cpr_signals[val]);
+		else
+			print_uint(PRINT_ANY, "cpr_signal", "cpr_signal %u ",
+				   val);
 	}
 	if (mode != TC_DFS_CPR_ADAPTIVE && !show_details)
 		return;

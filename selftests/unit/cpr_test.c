@@ -127,7 +127,7 @@ static void test_cpr_bursts_tend_to_one(void)
 		}
 		now += MS;
 		if (i < 3)	/* 5 packets counted: under min_packets */
-			CHECK(!dfs_cpr_suspect(&c, &paper, &f),
+			CHECK(!dfs_cpr_suspect(&c, &paper, &f, false),
 			      "judged after %u packets", f.packets);
 	}
 	dfs_cpr_tick(&c, &paper, now);
@@ -135,12 +135,12 @@ static void test_cpr_bursts_tend_to_one(void)
 	CHECK(f.packets == 500 && f.congested == 500, "%u of %u",
 	      f.congested, f.packets);
 	CHECK(dfs_cpr_value(&f) == ONE, "CPR %u, not 1", dfs_cpr_value(&f));
-	CHECK(dfs_cpr_suspect(&c, &paper, &f), "not suspect at CPR 1");
+	CHECK(dfs_cpr_suspect(&c, &paper, &f, false), "not suspect at CPR 1");
 	/* its packets in calm periods bring it down, 500 / (500 + n), while
 	 * tau climbs back to 0.8: released once the CPR is under it, after
 	 * 125 calm packets
 	 */
-	for (i = 0; i < 200 && dfs_cpr_suspect(&c, &paper, &f); i++) {
+	for (i = 0; i < 200 && dfs_cpr_suspect(&c, &paper, &f, false); i++) {
 		now += MS;
 		dfs_cpr_tick(&c, &paper, now);
 		dfs_cpr_packet(&c, &f);
@@ -285,7 +285,7 @@ static void test_surge(void)
 	u64 now = 0;
 
 	dfs_cpr_init(&c, &paper, now);
-	dfs_cpr_arrive(&c, 1000000);
+	dfs_cpr_arrive(&c, 1000000, false);
 	now += MS;
 	dfs_cpr_tick(&c, &paper, now);
 	CHECK(!dfs_cpr_was_surge(&c, c.cur - 1), "a surge on an unknown link");
@@ -293,12 +293,12 @@ static void test_surge(void)
 	dfs_cpr_link(&c, &paper, 1250000);
 	CHECK(c.surge_bytes == 1875, "surge over %llu bytes",
 	      (unsigned long long)c.surge_bytes);
-	dfs_cpr_arrive(&c, 1875);
+	dfs_cpr_arrive(&c, 1875, false);
 	now += MS;
 	dfs_cpr_tick(&c, &paper, now);
 	CHECK(!dfs_cpr_was_surge(&c, c.cur - 1), "1875 bytes a surge");
-	dfs_cpr_arrive(&c, 1000);
-	dfs_cpr_arrive(&c, 876);
+	dfs_cpr_arrive(&c, 1000, false);
+	dfs_cpr_arrive(&c, 876, false);
 	now += 3 * MS;		/* two idle periods after it */
 	dfs_cpr_tick(&c, &paper, now);
 	CHECK(dfs_cpr_was_surge(&c, c.cur - 3), "1876 bytes not a surge");
@@ -339,7 +339,7 @@ static void test_held_counts_surges(void)
 		dfs_cpr_hold(&held);
 		dfs_cpr_packet(&c, &free);
 		if (i % 2 == 0)
-			dfs_cpr_arrive(&c, 3000);
+			dfs_cpr_arrive(&c, 3000, false);
 		now += MS;
 	}
 	dfs_cpr_tick(&c, &paper, now);
@@ -381,8 +381,8 @@ static void test_held_attacker_stays_held(void)
 		dfs_cpr_tick(&c, &paper, now);
 		/* TCP: a 1000-byte packet a period */
 		dfs_cpr_packet(&c, &tcp);
-		dfs_cpr_arrive(&c, 1000);
-		tcp_held = dfs_cpr_suspect(&c, &paper, &tcp);
+		tcp_held = dfs_cpr_suspect(&c, &paper, &tcp, tcp_held);
+		dfs_cpr_arrive(&c, 1000, tcp_held);
 		if (tcp_held)
 			dfs_cpr_hold(&tcp);
 		else
@@ -390,8 +390,8 @@ static void test_held_attacker_stays_held(void)
 		/* the attacker: 2500 bytes a period in its bursts */
 		if (burst) {
 			dfs_cpr_packet(&c, &atk);
-			dfs_cpr_arrive(&c, 2500);
-			atk_held = dfs_cpr_suspect(&c, &paper, &atk);
+			atk_held = dfs_cpr_suspect(&c, &paper, &atk, atk_held);
+			dfs_cpr_arrive(&c, 2500, atk_held);
 			if (atk_held)
 				dfs_cpr_hold(&atk);
 			else
@@ -415,16 +415,193 @@ static void test_held_attacker_stays_held(void)
 	CHECK(c.tau == paper.tau_max, "tau %u under an attack held", c.tau);
 }
 
+/*
+ * cpr_signal surges: a period is congested when it is a surge, for tau
+ * and every flow, held or not; a drop alone is not congestion.  A surge
+ * needs more than DFS_CPR_SURGE_MIN_BYTES where the period is short.
+ */
+static void test_surge_signal(void)
+{
+	struct dfs_cpr_params p = paper;
+	struct dfs_cpr_flow f;
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+	int i;
+
+	p.signal = TC_DFS_CPR_SIGNAL_SURGES;
+	dfs_cpr_init(&c, &p, now);
+	dfs_cpr_link(&c, &p, 1250000);
+	CHECK(c.surge_bytes == DFS_CPR_SURGE_MIN_BYTES,
+	      "1 ms at 10 Mbit/s: a surge over %llu bytes",
+	      (unsigned long long)c.surge_bytes);
+	{
+		struct dfs_cpr_params p10 = p;
+
+		p10.period_ns = 10 * MS;
+		dfs_cpr_retune(&c, &p, &p10);
+		CHECK(c.surge_bytes == 18750, "10 ms: over %llu bytes",
+		      (unsigned long long)c.surge_bytes);
+		dfs_cpr_retune(&c, &p10, &p);
+	}
+	dfs_cpr_flow_init(&c, &f);
+	for (i = 0; i < 10; i++) {	/* drops, no surge: calm */
+		dfs_cpr_tick(&c, &p, now);
+		dfs_cpr_packet(&c, &f);
+		dfs_cpr_arrive(&c, 3000, false);
+		dfs_cpr_congest(&c);
+		now += MS;
+	}
+	for (i = 0; i < 10; i++) {	/* surges, no drop: congested */
+		dfs_cpr_tick(&c, &p, now);
+		dfs_cpr_packet(&c, &f);
+		dfs_cpr_arrive(&c, DFS_CPR_SURGE_MIN_BYTES + 1, false);
+		now += MS;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	dfs_cpr_packet(&c, &f);
+	CHECK(c.congested == 10 && c.surges == 10, "%llu congested, %llu surges",
+	      (unsigned long long)c.congested, (unsigned long long)c.surges);
+	CHECK(!dfs_cpr_was_congested(&c, c.cur - 11) &&
+	      dfs_cpr_was_congested(&c, c.cur - 10) &&
+	      dfs_cpr_was_congested(&c, c.cur - 1), "the ring by drops");
+	CHECK(f.packets == 20 && f.congested == 10, "not held: %u of %u",
+	      f.congested, f.packets);
+	CHECK(c.tau == p.tau_min, "tau %u after 10 surges", c.tau);
+}
+
+/*
+ * Why the surge signal: a TCP flow over its share sends most in the
+ * periods that end in its own drops (here 15 packets in one period of
+ * three, 10 in the others, and a drop in the big one; 10 ms periods at
+ * 10 Mbit/s, 12500 bytes a period).  By drops its CPR is its share of
+ * packets in those periods, over a tau_min a little lower; by surges
+ * it is only its share in the attacker's bursts, as it never sends more
+ * than the link takes in 1.5 periods.  An attacker that bursts twice
+ * the link's rate one period in five is caught by either.
+ */
+static void test_own_drops_are_not_surges(void)
+{
+	struct dfs_cpr_params p = paper;
+	int sig;
+
+	p.period_ns = 10 * MS;
+	for (sig = TC_DFS_CPR_SIGNAL_DROPS; sig <= TC_DFS_CPR_SIGNAL_SURGES;
+	     sig++) {
+		struct dfs_cpr_flow tcp, atk;
+		struct dfs_cpr_clock c;
+		u64 now = 0;
+		int i, j;
+
+		p.signal = sig;
+		dfs_cpr_init(&c, &p, now);
+		dfs_cpr_link(&c, &p, 1250000);
+		dfs_cpr_flow_init(&c, &tcp);
+		dfs_cpr_flow_init(&c, &atk);
+		for (i = 0; i < 3000; i++) {	/* 30 s */
+			int n = i % 3 ? 10 : 15;
+
+			dfs_cpr_tick(&c, &p, now);
+			for (j = 0; j < n; j++) {
+				dfs_cpr_packet(&c, &tcp);
+				dfs_cpr_arrive(&c, 1000, false);
+			}
+			if (n == 15)
+				dfs_cpr_congest(&c);
+			if (i % 5 == 0 && i % 3) {
+				for (j = 0; j < 25; j++) {
+					dfs_cpr_packet(&c, &atk);
+					dfs_cpr_arrive(&c, 1000, false);
+				}
+				dfs_cpr_congest(&c);
+			}
+			now += p.period_ns;
+		}
+		dfs_cpr_tick(&c, &p, now);
+		dfs_cpr_packet(&c, &tcp);
+		dfs_cpr_packet(&c, &atk);
+		if (sig == TC_DFS_CPR_SIGNAL_DROPS)
+			CHECK(dfs_cpr_value(&tcp) > ONE * 2 / 5,
+			      "by drops, TCP's CPR %u", dfs_cpr_value(&tcp));
+		else	/* its packets in the attacker's bursts: 0.11 */
+			CHECK(dfs_cpr_value(&tcp) < p.tau_min,
+			      "by surges, TCP's CPR %u", dfs_cpr_value(&tcp));
+		CHECK(dfs_cpr_value(&atk) == ONE, "signal %d: attacker's CPR %u",
+		      sig, dfs_cpr_value(&atk));
+	}
+}
+
+/*
+ * By surges, a flow is judged against the link's calm periods: a flood
+ * that makes every period a surge makes no flow a suspect, however high
+ * its CPR; an attacker whose bursts are the link's only surges is one,
+ * and a flow that sends evenly beside it is not.  The link's count
+ * forgets what the ring forgets.
+ */
+static void test_surge_judged_against_link(void)
+{
+	struct dfs_cpr_params p = paper;
+	struct dfs_cpr_flow f, atk, even;
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+	int i;
+
+	p.signal = TC_DFS_CPR_SIGNAL_SURGES;
+	p.period_ns = 10 * MS;
+	dfs_cpr_init(&c, &p, now);
+	dfs_cpr_link(&c, &p, 1250000);
+	dfs_cpr_flow_init(&c, &f);
+	for (i = 0; i < 300; i++) {	/* 3 s of a flood: every period */
+		dfs_cpr_tick(&c, &p, now);
+		dfs_cpr_packet(&c, &f);
+		dfs_cpr_arrive(&c, 30000, false);
+		now += p.period_ns;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	dfs_cpr_packet(&c, &f);
+	CHECK(dfs_cpr_value(&f) == ONE && c.tau == p.tau_min,
+	      "CPR %u, tau %u", dfs_cpr_value(&f), c.tau);
+	CHECK(c.recent == 300, "%u recent congested", c.recent);
+	CHECK(!dfs_cpr_suspect(&c, &p, &f, false), "a suspect under a flood");
+	/* 20 s on, the flood has left the ring: no period congested */
+	now += 20 * NSEC_PER_SEC;
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(c.recent == 0, "%u congested after the ring's span", c.recent);
+
+	/* a shrew: a burst one period in three, an even flow beside it */
+	dfs_cpr_flow_init(&c, &atk);
+	dfs_cpr_flow_init(&c, &even);
+	for (i = 0; i < 1500; i++) {
+		dfs_cpr_tick(&c, &p, now);
+		dfs_cpr_packet(&c, &even);
+		dfs_cpr_arrive(&c, 1000, false);
+		if (i % 3 == 0) {
+			dfs_cpr_packet(&c, &atk);
+			dfs_cpr_arrive(&c, 25000, false);
+		}
+		now += p.period_ns;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	dfs_cpr_packet(&c, &atk);
+	dfs_cpr_packet(&c, &even);
+	CHECK(dfs_cpr_suspect(&c, &p, &atk, false), "the attacker, CPR %u, not one",
+	      dfs_cpr_value(&atk));
+	CHECK(!dfs_cpr_suspect(&c, &p, &even, false), "the even flow, CPR %u, one",
+	      dfs_cpr_value(&even));
+}
+
 /* A held flow that backs off is judged afresh: nothing counted. */
 static void test_backed_off(void)
 {
 	struct dfs_cpr_flow f = { .period = 7, .pending = 3, .held = 1,
 				  .congested = 900, .packets = 1000 };
 
-	/* fair rate 1 Mbit/s: under 125000 / 8 bytes/s is backing off */
-	CHECK(dfs_cpr_backed_off(15624, 125000), "15624 B/s not backed off");
-	CHECK(!dfs_cpr_backed_off(15625, 125000), "15625 B/s backed off");
-	CHECK(!dfs_cpr_backed_off(52083, 125000), "a shrew's average backs off");
+	/* two full-sized retransmissions in a second; a shrew's burst is
+	 * more however far apart they come (a hold closes on a packet)
+	 */
+	CHECK(dfs_cpr_backed_off(0), "nothing sent, not backed off");
+	CHECK(dfs_cpr_backed_off(2 * 1514), "two retransmissions");
+	CHECK(!dfs_cpr_backed_off(2 * 1514 + 1), "more, backed off");
+	CHECK(!dfs_cpr_backed_off(10 * 1514), "a burst backed off");
 	dfs_cpr_forget(&f);
 	CHECK(f.period == 7 && !f.pending && !f.held && !f.congested &&
 	      !f.packets, "forget left %u of %u", f.congested, f.packets);
@@ -455,6 +632,9 @@ int main(void)
 	TEST(test_surge);
 	TEST(test_held_counts_surges);
 	TEST(test_held_attacker_stays_held);
+	TEST(test_surge_signal);
+	TEST(test_own_drops_are_not_surges);
+	TEST(test_surge_judged_against_link);
 	TEST(test_backed_off);
 	TEST(test_idle_before);
 	return unit_summary("cpr_test");

@@ -11,13 +11,21 @@
  *     does while the period is younger than DFS_CPR_RING, and says calm
  *     for older ones;
  *   - a period is a surge exactly when the bytes that came in it are
- *     over 1.5 periods of the link's rate, known (0: never), kept across
- *     a change of the period's length;
+ *     over 1.5 periods of the link's rate, known (0: never), and with
+ *     cpr_signal surges over DFS_CPR_SURGE_MIN_BYTES, kept across a
+ *     change of the parameters;
+ *   - with cpr_signal surges, a period is congested exactly when the
+ *     bytes admitted (not held) in it make a surge, whatever was dropped;
  *   - each flow's counts are the reference's, packet by packet counted in
  *     the period they came in (at most 127 a period), as congested if the
  *     period was, or was a surge while the flow was held in it; both
  *     halved when the packets would pass 4095; its verdict is the
- *     reference's ratio against tau, and the ratio stays within [0, 1];
+ *     reference's ratio against tau (0.1 less for a held flow), and the
+ *     ratio stays within [0, 1];
+ *   - the clock's count of congested periods among the ring's ended ones
+ *     is the history's over the last DFS_CPR_RING - 1 periods;
+ *   - by surges, a flow over tau is a suspect only with under half the
+ *     link's share of calm periods among its packets in calm ones;
  *   - a flow judged afresh (dfs_cpr_forget()) counts from nothing, in the
  *     period it was in;
  *   - the period a flow was last seen is the period of its last packet;
@@ -44,10 +52,16 @@ struct ref_flow {
 static bool hist[MAX_PERIODS];
 static bool surge_hist[MAX_PERIODS];
 
-static u64 ref_surge_bytes(u64 rate, u64 period_ns)
+static u64 ref_surge_bytes(u64 rate, const struct dfs_cpr_params *p)
 {
-	return rate ? (u64)((unsigned __int128)rate * period_ns * 3 /
-			    (2 * NSEC_PER_SEC)) : U64_MAX;
+	u64 b;
+
+	if (!rate)
+		return U64_MAX;
+	b = (unsigned __int128)rate * p->period_ns * 3 / (2 * NSEC_PER_SEC);
+	if (p->signal == TC_DFS_CPR_SIGNAL_SURGES && b < 8 * 1514)
+		b = 8 * 1514;
+	return b;
 }
 
 /* The reference's packet: the last period's counted, halving the counts
@@ -78,6 +92,8 @@ static void ref_packet(struct ref_flow *r, u32 cur)
 
 static void decode_params(struct input *in, struct dfs_cpr_params *p)
 {
+	u32 mode;
+
 	p->period_ns = range(in, 3, 1000, 10000000);
 	p->tau_min = range(in, 3, 0, TC_DFS_ONE);
 	p->tau_max = range(in, 3, p->tau_min, TC_DFS_ONE);
@@ -85,7 +101,9 @@ static void decode_params(struct input *in, struct dfs_cpr_params *p)
 	p->alpha = range(in, 3, 0, TC_DFS_ONE);
 	p->beta = range(in, 3, 0, TC_DFS_ONE);
 	p->min_packets = range(in, 2, 1, 2048);
-	p->adaptive = get(in, 1) & 1;
+	mode = get(in, 1);
+	p->adaptive = mode & 1;
+	p->signal = mode >> 1 & 1;
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -96,8 +114,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_cpr_params p = {};
 	struct dfs_cpr_clock c;
 	u64 now, start, periods = 0, congested = 0, surges = 0;
-	u64 rate = 0, arrived = 0;
-	u32 cur = 0, tau, i, j;
+	u64 rate = 0, arrived = 0, admitted = 0;
+	u32 cur = 0, tau, i, j, window, recent;
 	int ops = 0;
 
 	decode_params(&in, &p);
@@ -126,13 +144,18 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			/* the reference, one period at a time */
 			k = (now - start) / p.period_ns;
 			for (; k; k--) {
-				bool cong = hist[cur];
+				bool cong;
 
-				if (arrived > ref_surge_bytes(rate, p.period_ns)) {
+				if (arrived > ref_surge_bytes(rate, &p)) {
 					surge_hist[cur] = true;
 					surges++;
 				}
+				if (p.signal == TC_DFS_CPR_SIGNAL_SURGES)
+					hist[cur] = admitted >
+						    ref_surge_bytes(rate, &p);
+				cong = hist[cur];
 				arrived = 0;
+				admitted = 0;
 				periods++;
 				congested += cong;
 				if (!p.adaptive)
@@ -151,7 +174,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			FUZZ_ASSERT(c.cur == cur && c.cur_start == start);
 			FUZZ_ASSERT(c.periods == periods &&
 				    c.congested == congested &&
-				    c.surges == surges && c.arrived == arrived);
+				    c.surges == surges && c.arrived == arrived &&
+				    c.admitted == admitted);
 			FUZZ_ASSERT(c.tau == tau);
 			if (p.adaptive)
 				FUZZ_ASSERT(c.tau >= p.tau_min &&
@@ -173,17 +197,20 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				      tau > p.tau_max ? p.tau_max : tau;
 			FUZZ_ASSERT(c.tau == tau);
 			FUZZ_ASSERT(c.surge_bytes ==
-				    ref_surge_bytes(rate, p.period_ns));
+				    ref_surge_bytes(rate, &p));
 		} else if (op < 136) {	/* the link's rate is measured */
 			rate = op == 132 ? 0 : get(&in, 5);
 			dfs_cpr_link(&c, &p, rate);
 			FUZZ_ASSERT(c.surge_bytes ==
-				    ref_surge_bytes(rate, p.period_ns));
+				    ref_surge_bytes(rate, &p));
 		} else if (op < 148) {	/* bytes come, queued or held */
 			u32 len = get(&in, 2);
+			bool held = op & 1;
 
-			dfs_cpr_arrive(&c, len);
+			dfs_cpr_arrive(&c, len, held);
 			arrived += len;
+			if (!held)
+				admitted += len;
 		} else if (op < 152) {	/* the flow's packet is held */
 			dfs_cpr_hold(&f[op % FLOWS]);
 			rf[op % FLOWS].held = true;
@@ -213,7 +240,22 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				    dfs_cpr_was_surge(&c, cur - i) ==
 				    (i < DFS_CPR_RING && surge_hist[cur - i]));
 		FUZZ_ASSERT(!dfs_cpr_was_congested(&c, cur));
+		window = cur < DFS_CPR_RING - 1 ? cur : DFS_CPR_RING - 1;
+		for (recent = 0, i = 1; i <= window; i++)
+			recent += hist[cur - i];
+		FUZZ_ASSERT(c.recent == recent);
 		for (j = 0; j < FLOWS; j++) {
+			/* a held flow goes free 0.1 under tau */
+			bool held = (ops + j) & 1;
+			u32 t = !held ? tau : tau > 100000 ? tau - 100000 : 0;
+			bool over = rf[j].packets >= p.min_packets &&
+				    (u64)rf[j].congested * TC_DFS_ONE >
+				    (u64)t * rf[j].packets;
+
+			if (over && p.signal == TC_DFS_CPR_SIGNAL_SURGES)
+				over = (u64)(rf[j].packets - rf[j].congested) *
+				       2 * window <
+				       (u64)(window - recent) * rf[j].packets;
 			FUZZ_ASSERT(f[j].packets == rf[j].packets &&
 				    f[j].congested == rf[j].congested &&
 				    f[j].pending == rf[j].pending &&
@@ -221,10 +263,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				    f[j].period == rf[j].period);
 			FUZZ_ASSERT(dfs_cpr_value(&f[j]) <= TC_DFS_ONE);
 			FUZZ_ASSERT(!dfs_cpr_idle_before(&f[j], rf[j].period));
-			FUZZ_ASSERT(dfs_cpr_suspect(&c, &p, &f[j]) ==
-				    (rf[j].packets >= p.min_packets &&
-				     (u64)rf[j].congested * TC_DFS_ONE >
-				     (u64)tau * rf[j].packets));
+			FUZZ_ASSERT(dfs_cpr_suspect(&c, &p, &f[j], held) == over);
 		}
 	}
 	return 0;

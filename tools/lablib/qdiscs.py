@@ -45,6 +45,14 @@ QDISCS = {
     # packets at 10 Mbit/s, where 1 ms holds less than one.
     "dfs-fq-cpr-p10": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
                        "cpr_period 10ms"],
+    # cpr_signal surges: a period is congested when more came in it than
+    # the link sends in 1.5 periods, not when something was dropped; with
+    # dfs-fq-cpr10's tau_min and min_packets, and with the paper's.
+    "dfs-fq-cprs": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
+                    "cpr_period 10ms cpr_tau_min 0.6 cpr_min_packets 128 "
+                    "cpr_signal surges"],
+    "dfs-fq-cprs-p": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
+                      "cpr_period 10ms cpr_signal surges"],
     "dfs-fq-tau0.2": [CHILD + " dfs limit 100000 sched fq cpr tau 0.2"],
     "dfs-fq-tau0.6": [CHILD + " dfs limit 100000 sched fq cpr tau 0.6"],
     "dfs-fq-tau0.8": [CHILD + " dfs limit 100000 sched fq cpr tau 0.8"],
@@ -95,7 +103,8 @@ SCORED = ("droplist", "hishape")
 
 # The variants run where a scenario asks for them (tools/lab -q).
 VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "dfs-cpr", "dfs-fq-cpr",
-            "dfs-fq-cpr10", "dfs-fq-cpr-p10", "dfs-fq-tau0.2", "dfs-fq-tau0.6", "dfs-fq-tau0.8",
+            "dfs-fq-cpr10", "dfs-fq-cpr-p10", "dfs-fq-cprs", "dfs-fq-cprs-p",
+            "dfs-fq-tau0.2", "dfs-fq-tau0.6", "dfs-fq-tau0.8",
             "cake-srchost", "stfq+lrufq-c64-w0", "stfq+lrufq-c64") + SCORED
 DEFAULT = [k for k in QDISCS if k not in VARIANTS]
 

@@ -45,6 +45,7 @@ enum {
 	TCA_DFS_CPR_TAU_MIN,	/* u32: adaptive tau's floor */
 	TCA_DFS_CPR_TAU_MAX,	/* u32: adaptive tau's cap and start */
 	TCA_DFS_CPR_MIN_PACKETS, /* u32: packets counted before a verdict */
+	TCA_DFS_CPR_SIGNAL,	/* u32: enum tc_dfs_cpr_signal */
 	__TCA_DFS_MAX
 };
 
@@ -77,6 +78,15 @@ enum tc_dfs_cpr {
 };
 
 #define TC_DFS_CPR_MAX	(__TC_DFS_CPR_MAX - 1)
+
+/* What makes a CPR sampling period congested */
+enum tc_dfs_cpr_signal {
+	TC_DFS_CPR_SIGNAL_DROPS,	/* the qdisc dropped or marked (paper) */
+	TC_DFS_CPR_SIGNAL_SURGES,	/* more came than the link can send */
+	__TC_DFS_CPR_SIGNAL_MAX
+};
+
+#define TC_DFS_CPR_SIGNAL_MAX	(__TC_DFS_CPR_SIGNAL_MAX - 1)
 
 enum {
 	TCA_DFS_XSTATS_QDISC,
