@@ -40,15 +40,15 @@ TEST_KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+
 KERNEL ?=
 KERNELS := $(shell tools/kernels.sh names)
 # "make check" runs the selftests on a second kernel of the matrix too:
-# those that judge the kernel interface and the modules' survival under
-# load and attack.  The traffic-threshold tests (dfs_flood, dfs_unmark,
-# lrufq_flood among them) hold on 6.12 as well, but add some 12 minutes
-# under TCG, which would take CI near its hour on a slower machine;
-# "make check KERNEL=6.12" runs every test (README, "Supported kernels").
+# those that judge the kernel interface, the frames it parses and the
+# crash-class cases.  The traffic-threshold tests (dfs_flood, dfs_unmark,
+# lrufq_flood among them) and the long stress tests (lifecycle_stress,
+# dfs_exhaust) hold on 6.12 as well, but on the slower machine of
+# 2026-11-26 the 6.1 selftests alone took 53 minutes; "make check
+# KERNEL=6.12" runs every test (README, "Supported kernels").
 CHECK_ALSO ?= 6.12
-CHECK_ALSO_TESTS ?= dfs_params.sh dfs_lifecycle.sh stfq_sched.sh \
-	parse_frames.sh lifecycle_stress.sh dfs_exhaust.sh mq_concurrency.sh \
-	dfs_requeue.sh stfq_child_drops.sh
+CHECK_ALSO_TESTS ?= dfs_params.sh dfs_lifecycle.sh parse_frames.sh \
+	mq_concurrency.sh dfs_requeue.sh stfq_child_drops.sh
 
 ifeq ($(KERNEL),)
 # Build against the running kernel's build dir where it exists (a real
@@ -129,7 +129,7 @@ fuzz:
 	$(MAKE) -C selftests/unit fuzz
 
 selftests: test-modules tc
-	$(VM_KERNEL) VM_TIMEOUT=$${VM_TIMEOUT:-3000} tools/vm-run.sh selftests/run_vm.sh
+	$(VM_KERNEL) VM_TIMEOUT=$${VM_TIMEOUT:-4500} tools/vm-run.sh selftests/run_vm.sh
 
 # The kernel's own tc test suite (tdc) on our JSON test cases
 tdc: modules tc
