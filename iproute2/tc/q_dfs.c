@@ -494,6 +494,17 @@ static const char * const dfs_cpr_modes[] = {
 	[TC_DFS_CPR_ADAPTIVE]	= "adaptive",
 };
 
+/* "NAME VALUE" as one of @n names, or as a number a newer kernel sent. */
+static void dfs_print_name(const char *name, const char * const *names,
+			   unsigned int n, __u32 val)
+{
+	print_string(PRINT_FP, NULL, "%s ", name);
+	if (val < n)
+		print_string(PRINT_ANY, name, "%s ", names[val]);
+	else
+		print_uint(PRINT_ANY, name, "%u ", val);
+}
+
 static void dfs_print_frac(const char *name, struct rtattr *attr)
 {
 	__u32 val = rta_getattr_u32(attr);
@@ -553,12 +564,8 @@ static void dfs_print_cpr_opt(struct rtattr **tb)
 	}
 	if (tb[TCA_DFS_CPR_SIGNAL]) {
 		val = rta_getattr_u32(tb[TCA_DFS_CPR_SIGNAL]);
-		if (val <= TC_DFS_CPR_SIGNAL_MAX)
-			print_string(PRINT_ANY, "cpr_signal", "cpr_signal %s ",
-				     dfs_cpr_signals[val]);
-		else
-			print_uint(PRINT_ANY, "cpr_signal", "cpr_signal %u ",
-				   val);
+		dfs_print_name("cpr_signal", dfs_cpr_signals,
+			       ARRAY_SIZE(dfs_cpr_signals), val);
 	}
 	if (mode != TC_DFS_CPR_ADAPTIVE && !show_details)
 		return;
@@ -612,10 +619,7 @@ static int dfs_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	}
 	if (tb[TCA_DFS_KEY]) {
 		val = rta_getattr_u32(tb[TCA_DFS_KEY]);
-		if (val <= TC_DFS_KEY_MAX)
-			print_string(PRINT_ANY, "key", "key %s ", dfs_keys[val]);
-		else
-			print_uint(PRINT_ANY, "key", "key %u ", val);
+		dfs_print_name("key", dfs_keys, ARRAY_SIZE(dfs_keys), val);
 	}
 	/* DFS's own; CPR's follow "cpr" */
 	for (i = 0; i < ARRAY_SIZE(dfs_fracs); i++)
@@ -657,11 +661,8 @@ static int dfs_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	}
 	if (tb[TCA_DFS_SCHED]) {
 		val = rta_getattr_u32(tb[TCA_DFS_SCHED]);
-		if (val <= TC_DFS_SCHED_MAX)
-			print_string(PRINT_ANY, "sched", "sched %s ",
-				     dfs_scheds[val]);
-		else
-			print_uint(PRINT_ANY, "sched", "sched %u ", val);
+		dfs_print_name("sched", dfs_scheds, ARRAY_SIZE(dfs_scheds),
+			       val);
 		/* the flow scheduler's parameters mean nothing in fifo */
 		if (val == TC_DFS_SCHED_FQ)
 			dfs_print_fq_opt(tb);
