@@ -101,8 +101,10 @@
  * link that TCP alone keeps full does not surge.
  */
 #define DFS_CPR_SURGE_HALVES	3
-/* and, with cpr_signal surges, more than eight full-sized frames */
-#define DFS_CPR_SURGE_MIN_BYTES	(8 * 1514)
+/* A full-sized Ethernet frame, as qdisc_pkt_len() counts it */
+#define DFS_CPR_FRAME		1514
+/* and, with cpr_signal surges, more than eight of them */
+#define DFS_CPR_SURGE_MIN_BYTES	(8 * DFS_CPR_FRAME)
 /* By surges, a suspect sends under 1 / this of the link's calm share of
  * periods in calm ones (dfs_cpr_suspect()).
  */
@@ -117,7 +119,7 @@
  * DFS_CPR_HOLD_NS has backed off: two full-sized retransmissions, TCP's
  * after its first timeouts (200 ms, then 400, 800, ...).
  */
-#define DFS_CPR_BACKOFF_BYTES	(2 * 1514)
+#define DFS_CPR_BACKOFF_BYTES	(2 * DFS_CPR_FRAME)
 #define DFS_CPR_HOLD_NS		NSEC_PER_SEC
 
 struct dfs_cpr_params {
