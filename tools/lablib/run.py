@@ -49,6 +49,10 @@ TOOLS = os.path.dirname(HERE)
 PREFIX = "lab-"
 DEV = "r-out"
 RCV4 = "10.0.0.2"
+# A run's own processes use the standard library only: no site, whose
+# .pth files cost the test VM's emulated CPU a second per interpreter,
+# and a run starts a dozen.
+PY = [sys.executable or "python3", "-S"]
 
 
 def ns(name):
@@ -118,7 +122,7 @@ def setup(scn):
             in_ns("r", ["ip", "route", "add", "10.%d.0.0/16" % f.host, "via",
                         host_ip(f.host)])
     for f in scn.web_servers():
-        spawn("s%d" % f.host, ["python3", HERE + "/web.py", "serve",
+        spawn("s%d" % f.host, [*PY, HERE + "/web.py", "serve",
                                "--port", str(WEB_PORT)])
 
 
@@ -186,12 +190,12 @@ def run_one(scn, kind, idx, total, raw_dir, ranges):
 
     tcp = [TCP_PORT + f.host for f in scn.flows if f.proto == "tcp"]
     udp = [UDP_PORT + f.host for f in scn.flows if f.proto == "udp"]
-    start("sink", "rcv", ["python3", HERE + "/traffic.py", "sink",
+    start("sink", "rcv", [*PY, HERE + "/traffic.py", "sink",
                           "--tcp", ",".join(map(str, tcp)),
                           "--udp", ",".join(map(str, udp)),
                           "--time", str(scn.secs + 2),
                           "--out", os.path.join(tmp, "sink.json")])
-    start("qmon", "r", ["python3", HERE + "/qmon.py", "--dev", DEV,
+    start("qmon", "r", [*PY, HERE + "/qmon.py", "--dev", DEV,
                         "--time", str(scn.secs + 1),
                         "--out", os.path.join(tmp, "qmon.json")])
     # Senders connect once the sink listens.
@@ -205,18 +209,18 @@ def run_one(scn, kind, idx, total, raw_dir, ranges):
             if f.pulse:
                 extra += ["--pulse", "%g:%g" % f.pulse]
             start("udp%d" % f.host, "s%d" % f.host, [
-                "python3", TOOLS + "/udp_cbr.py", "send", "--dst", RCV4,
+                *PY, TOOLS + "/udp_cbr.py", "send", "--dst", RCV4,
                 "--port", str(UDP_PORT + f.host), "--schedule", sched] +
                 extra)
         elif f.proto == "tcp":
             start("tcp%d" % f.host, "s%d" % f.host, [
-                "python3", HERE + "/traffic.py", "tcp", "--dst", RCV4,
+                *PY, HERE + "/traffic.py", "tcp", "--dst", RCV4,
                 "--port", str(TCP_PORT + f.host), "--conns", str(f.conns),
                 "--time", str(scn.secs), "--start", str(f.start)])
     mice = scn.web_servers()
     if mice:
         start("web", "rcv", [
-            "python3", HERE + "/web.py", "fetch", "--servers",
+            *PY, HERE + "/web.py", "fetch", "--servers",
             ",".join(host_ip(f.host) for f in mice), "--port", str(WEB_PORT),
             "--time", str(scn.secs), "--clients", str(scn.web_clients),
             "--seed", str(scenarios.SEED),

@@ -21,8 +21,8 @@ kernel's congestion control does the rest.  UDP senders are
 tools/udp_cbr.py.
 """
 import argparse
-import asyncio
 import json
+import selectors
 import socket
 import sys
 import threading
@@ -49,49 +49,66 @@ class Meter:
             self.bins.setdefault(key, [0] * self.nbins)[i] += n
 
 
-class UdpCounter(asyncio.DatagramProtocol):
-    def __init__(self, meter, key):
-        self.meter, self.key = meter, key
+def listeners(args):
+    """The sink's sockets: a listening TCP socket per TCP port, a UDP
+    socket per UDP port (both families), each with its flow's key."""
+    socks = []
+    for proto, text, kind in (("tcp", args.tcp, socket.SOCK_STREAM),
+                              ("udp", args.udp, socket.SOCK_DGRAM)):
+        for p in ports(text):
+            sock = socket.socket(socket.AF_INET6, kind)
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if kind == socket.SOCK_DGRAM:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+            sock.bind(("::", p))
+            if kind == socket.SOCK_STREAM:
+                sock.listen(128)
+            sock.setblocking(False)
+            socks.append((sock, "%s:%d" % (proto, p), kind))
+    return socks
 
-    def datagram_received(self, data, addr):
-        self.meter.add(self.key, len(data))
 
-
-async def run_sink(args):
+def run_sink(args):
+    """One selector loop over every flow's sockets (asyncio would do the
+    same, but importing it costs seconds of the emulated CPU in the test
+    VM, in every run)."""
     meter = Meter(args.time, args.bin)
-    loop = asyncio.get_running_loop()
-    servers = []
-
-    def tcp_handler(key):
-        async def handle(reader, writer):
-            meter.conns[key] = meter.conns.get(key, 0) + 1
-            try:
-                while True:
-                    data = await reader.read(65536)
-                    if not data:
-                        break
-                    meter.add(key, len(data))
-            except OSError:
-                pass
-            writer.close()
-        return handle
-
-    for p in ports(args.tcp):
-        servers.append(await asyncio.start_server(
-            tcp_handler("tcp:%d" % p), host=None, port=p, reuse_address=True))
-    for p in ports(args.udp):
-        sock = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-        sock.bind(("::", p))
-        await loop.create_datagram_endpoint(
-            lambda p=p: UdpCounter(meter, "udp:%d" % p), sock=sock)
-    # Listening: bins count from the common start.  The gate blocks the
-    # event loop, which has nothing to do before the senders start.
+    sel = selectors.DefaultSelector()
+    socks = listeners(args)
+    for sock, key, kind in socks:
+        sel.register(sock, selectors.EVENT_READ,
+                     ("accept" if kind == socket.SOCK_STREAM else "read", key))
+    # Listening: bins count from the common start.  Handshakes done before
+    # it wait in the listen backlog.
     meter.t0 = gate.wait_go(args.ready, args.go)
-    await asyncio.sleep(max(0.0, meter.t0 + args.time - time.monotonic()))
-    for s in servers:
-        s.close()
+    end = meter.t0 + args.time
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        for ev, _ in sel.select(left):
+            what, key = ev.data
+            if what == "accept":
+                try:
+                    conn, _ = ev.fileobj.accept()
+                except OSError:
+                    continue
+                conn.setblocking(False)
+                meter.conns[key] = meter.conns.get(key, 0) + 1
+                sel.register(conn, selectors.EVENT_READ, ("read", key))
+                continue
+            try:
+                data = ev.fileobj.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                data = b""
+            if data:
+                meter.add(key, len(data))
+            elif ev.fileobj.type == socket.SOCK_STREAM:
+                sel.unregister(ev.fileobj)
+                ev.fileobj.close()
     with open(args.out, "w") as fh:
         json.dump({"t0": meter.t0, "bin": args.bin, "bytes": meter.bins,
                    "connections": meter.conns}, fh)
@@ -175,7 +192,7 @@ def main():
     gate.add_args(t)
     args = ap.parse_args()
     if args.cmd == "sink":
-        asyncio.run(run_sink(args))
+        run_sink(args)
     else:
         run_tcp(args)
     return 0
