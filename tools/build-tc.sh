@@ -16,6 +16,10 @@
 # only to install missing build dependencies and to add a deb-src entry.
 
 set -euo pipefail
+# iproute2 is a foreign tree: a make that runs us (make check's sub-make,
+# with its TDC=1 and its -w, whose "Entering directory" lines would land
+# in the flags tc_cflags reads) must not reach its makes.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 shopt -s inherit_errexit
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
