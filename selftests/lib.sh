@@ -340,18 +340,9 @@ nsname()
 }
 
 # in_ns NAME CMD...: run CMD inside namespace NAME.
-# The tests' Python uses the standard library only: run without site,
-# whose .pth files and longer sys.path cost the emulated guest half a
-# second per interpreter, and the tests start hundreds.
-python3()
-{
-	command python3 -S "$@"
-}
-
 in_ns()
 {
 	local ns=$1; shift
-	[ "$1" = python3 ] && set -- python3 -S "${@:2}"	# as python3() above
 	ip netns exec "${NS_PREFIX}$ns" "$@"
 }
 

@@ -58,9 +58,6 @@ elif [ -x "$REPO/build/tc/bin/tc" ]; then
 fi
 [ -d "$REPO/build/tc" ] && export TC_LIB_DIR="$REPO/build/tc/lib"
 export REPO
-# The repository is read-only here: without a cache of its own, every
-# interpreter compiles our Python tools again, on the emulated CPU.
-export PYTHONPYCACHEPREFIX=/tmp/pycache
 
 # --- load our modules (dependencies first) ---------------------------------
 modname() { modinfo -F name "$1" 2>/dev/null || basename "$1" .ko | tr - _; }

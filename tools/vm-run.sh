@@ -146,6 +146,10 @@ start=$(date +%s)
 mkfifo "$TMP/out.fifo" "$TMP/console.fifo" || die "mkfifo failed"
 # The guest writes under build/ and results/ (the lab's tables and plots).
 mkdir -p "$REPO/build" "$REPO/results"
+# The repository is read-only in the guest: our Python tools compiled
+# here, or every interpreter there compiles them again on the emulated
+# CPU (the guest runs the host's own python3).
+python3 -m compileall -q "$REPO/tools" >/dev/null 2>&1 || true
 cat "$TMP/out.fifo" & out_pid=$!
 cat "$TMP/console.fifo" > "$TMP/console.log" & con_pid=$!
 timeout --kill-after=30 "$TIMEOUT" \
