@@ -11,9 +11,10 @@
 # and Jain's index between hosts is at least 0.9.  Scenario 3u, a UDP
 # flood at the link rate in the hog's place, must still get under 5% of
 # the link with "key src", where the flood is one host among hosts (with
-# the default key, dfs_flood.sh holds a flood to the same, fifo and fq).  Goodputs come from the lab's receiver-side
-# meter, one clock for every host (tools/lablib/traffic.py).  The tables
-# land in build/lab-check/scenario3b/ and scenario3u/.
+# the default key, dfs_flood.sh holds a flood to the same, fifo and fq).
+# Goodputs come from the lab's receiver-side meter, one clock for every
+# host (tools/lablib/traffic.py).  The tables land in
+# build/lab-check/scenario3b/ and scenario3u/.
 
 source "$(dirname "$0")/lib.sh"
 
