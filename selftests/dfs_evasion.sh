@@ -30,7 +30,7 @@ repeat()
 
 case_run()
 {
-	local name=$1 schedule=$2 udp tcp jain util share
+	local name=$1 schedule=$2 udp tcp jain util share mal dmal dwfs flows
 
 	RET=0
 	flood_run "$OUT/$name" "$SECS" "$schedule" dfs limit 100000
@@ -43,7 +43,8 @@ case_run()
 		for (i = 1; i <= NF; i++) s += $i; printf "%.3f", s / l }')
 	log_info "$name: attacker $((udp / 1000)) kbit/s, TCP share $share of the link, Jain $jain, utilisation $util"
 	log_info "$name: TCP kbit/s: $(echo "${tcp[@]}" | awk '{ for (i = 1; i <= NF; i++) printf "%d ", $i / 1000 }')"
-	log_info "$name: malicious $(flood_xstat "$OUT/$name" malicious), drop_malicious $(flood_xstat "$OUT/$name" drop_malicious), drop_wfs $(flood_xstat "$OUT/$name" drop_wfs), flows $(flood_xstat "$OUT/$name" flows)"
+	read -r mal dmal dwfs flows <<<"$(flood_xstat "$OUT/$name" malicious drop_malicious drop_wfs flows)"
+	log_info "$name: malicious $mal, drop_malicious $dmal, drop_wfs $dwfs, flows $flows"
 	awk -v s="$share" 'BEGIN { exit !(s >= 0.5) }'
 	check_err $? "TCP kept only $share of the link"
 	log_test "dfs against $name: TCP keeps $share of the link"

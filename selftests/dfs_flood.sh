@@ -69,8 +69,8 @@ done
 flood_run "$OUT/dfs-ecn" "$SECS" "20M:$SECS" dfs limit 100000
 check_err $? "traffic did not run"
 summary "$OUT/dfs-ecn" "dfs, ECN TCP"
-marks=$(flood_xstat "$OUT/dfs-ecn" ecn_marked)
-log_info "dfs, ECN TCP: ecn_marked $marks, drop_wfs $(flood_xstat "$OUT/dfs-ecn" drop_wfs)"
+read -r marks dwfs <<<"$(flood_xstat "$OUT/dfs-ecn" ecn_marked drop_wfs)"
+log_info "dfs, ECN TCP: ecn_marked $marks, drop_wfs $dwfs"
 [ "$marks" -gt 0 ]
 check_err $? "no ECN-capable packet was CE marked"
 check_flood_cut "$OUT/dfs-ecn"

@@ -24,7 +24,8 @@
 #		flow the flood kept from connecting counts as 0 (a control
 #		run, where the flood should win), not as a broken run.
 #	flood_udp_bps OUTDIR     UDP goodput, bit/s
-#	flood_xstat OUTDIR NAME  a dfs statistic at the end of the run
+#	flood_xstat OUTDIR NAME...
+#	                         dfs statistics at the end of the run, a line
 #	flood_util OUTDIR        link utilisation over the window (0..1)
 #	flood_tcp_bps OUTDIR     TCP goodputs, bit/s, one per flow
 #	flood_flag_changes OUTDIR  "SECONDS FLAGS;" at each change
@@ -176,11 +177,12 @@ flood_tcp_bps()
 
 flood_xstat()
 {
-	python3 - "$1/qdisc.json" "$2" <<'PY'
+	python3 - "$1/qdisc.json" "${@:2}" <<'PY'
 import json, sys
 for q in json.load(open(sys.argv[1])):
     if q["kind"] == "dfs":
-        print(q.get(sys.argv[2], 0))  # xstats are keys of the qdisc object
+        # xstats are keys of the qdisc object
+        print(*(q.get(name, 0) for name in sys.argv[2:]))
 PY
 }
 

@@ -77,12 +77,10 @@ lrufq_run()
 
 	rm -rf "$out"
 	mkdir -p "$out"
-	for ((i = nudp + 1; i <= NUM_SENDERS; i++)); do
-		start_iperf3_server $((5200 + i)) || return 1
-	done
 	# The floods first, behind a gate (Python may take seconds to
 	# start), and until the last TCP flow has ended: every second a TCP
-	# flow measures is a second under the floods.
+	# flow measures is a second under the floods.  The iperf3 servers
+	# start while the floods' interpreters do.
 	gate_init "$out/gate"
 	qdisc_sampler_start "$out/samples"
 	for ((i = 1; i <= nudp; i++)); do
@@ -97,7 +95,8 @@ lrufq_run()
 			--time $((secs + 120)) "${GATE_ARGS[@]}" > /dev/null &
 		udp_pids+=($!)
 	done
-	if ! gate_open 120000; then
+	if ! start_iperf3_server $(seq $((5201 + nudp)) $((5200 + NUM_SENDERS))) ||
+	   ! gate_open 120000; then
 		qdisc_sampler_stop
 		stop_udp_cbr "${udp_pids[@]}"
 		return 1
@@ -147,9 +146,12 @@ PY
 
 lrufq_summary()
 {
-	TCP=$(lrufq_tcp_bps "$1")
+	local flows
+
+	flows=$(lrufq_tcp_flows "$1")
+	TCP=$(awk '{ s += $1 } END { print s + 0 }' <<<"$flows")
 	UDP=$(lrufq_udp_bps "$1")
 	SHARE=$(awk -v t="$TCP" -v l="$LINK_BPS" 'BEGIN { printf "%.3f", t / l }')
 	log_info "$2: tcp $((TCP / 1000)) kbit/s (share $SHARE of the link), udp $((UDP / 1000)) kbit/s"
-	log_info "$2: tcp kbit/s: $(lrufq_tcp_flows "$1" | awk '{ printf "%d ", $1 / 1000 }')"
+	log_info "$2: tcp kbit/s: $(awk '{ printf "%d ", $1 / 1000 }' <<<"$flows")"
 }
