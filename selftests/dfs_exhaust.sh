@@ -51,7 +51,7 @@ BYTES_PER_FLOW=160
 
 dfs_json()
 {
-	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -c '
+	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -S -c '
 import json, sys
 for q in json.load(sys.stdin):
     if q["kind"] == "dfs":

@@ -24,14 +24,14 @@ require_command ip tc ping python3
 require_qdisc dfs
 
 RET=0
-python3 "$REPO/tools/lablib/run.py" --scenario 3b \
+python3 -S "$REPO/tools/lablib/run.py" --scenario 3b \
 	--qdiscs "dfs dfs-src dfs-fq dfs-fq-src" \
 	--check --out "$REPO/build/lab-check/scenario3b"
 check_err $? "the 16-connection host was starved (see above)"
 log_test "dfs: a 16-connection host keeps its share (srcdst, src; fifo, fq)"
 
 RET=0
-python3 "$REPO/tools/lablib/run.py" --scenario 3u \
+python3 -S "$REPO/tools/lablib/run.py" --scenario 3u \
 	--qdiscs "dfs-src dfs-fq-src" \
 	--check --out "$REPO/build/lab-check/scenario3u"
 check_err $? "the flood in the hog's place was not cut off (see above)"

@@ -12,7 +12,7 @@ TOOLS=$(cd "$(dirname "$0")/../tools" && pwd)
 
 qstat()
 {
-	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -c '
+	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -S -c '
 import json, sys
 for q in json.load(sys.stdin):
     if q["kind"] == "dfs":
@@ -41,11 +41,11 @@ gate_init "$(mktemp -d /tmp/dfs_lifecycle.XXXXXX)"
 # the traffic's real end (below).
 qdisc_sampler_start "$GATE_DIR/samples" --kind dfs
 gate_arm
-in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9000 \
+in_ns s1 python3 -S "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9000 \
 	--rate 20M --time 120 "${GATE_ARGS[@]}" >/dev/null &
 FLOW_PIDS+=($!)
 gate_arm
-in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP6" --port 9000 \
+in_ns s1 python3 -S "$TOOLS/udp_cbr.py" send --dst "$RCV_IP6" --port 9000 \
 	--rate 5M --time 120 "${GATE_ARGS[@]}" >/dev/null &
 FLOW_PIDS+=($!)
 gate_open 120000

@@ -17,7 +17,7 @@ TCA_DFS_BETA=12
 
 opts_json()
 {
-	tc -j qdisc show dev $DEV | python3 -c '
+	tc -j qdisc show dev $DEV | python3 -S -c '
 import json, sys
 q = [q for q in json.load(sys.stdin) if q["kind"] == "dfs"][0]
 print(json.dumps(q["options"], sort_keys=True))'
@@ -27,7 +27,7 @@ print(json.dumps(q["options"], sort_keys=True))'
 # opt NAME then prints one of them as tc -j shows it.
 snap()
 {
-	OPTS=$(opts_json | python3 -c '
+	OPTS=$(opts_json | python3 -S -c '
 import json, sys
 for k, v in json.load(sys.stdin).items():
     print("%s=%s" % (k, v))')

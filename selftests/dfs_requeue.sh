@@ -49,7 +49,7 @@ cleanup()
 # counters at the top, then the options and xstats below them).
 qdisc_get()
 {
-	tc -s -j qdisc show dev $DEV root | python3 -c '
+	tc -s -j qdisc show dev $DEV root | python3 -S -c '
 import json, sys
 def find(o, k):
     if isinstance(o, dict):
@@ -70,7 +70,7 @@ print("?" if v is None else v)' "$1"
 # to $NET.2.
 send()
 {
-	python3 -c '
+	python3 -S -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind((sys.argv[1], 0))

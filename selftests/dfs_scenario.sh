@@ -73,12 +73,12 @@ flood_run()
 	gate_init "$out/gate"
 	qdisc_sampler_start "$out/samples" --dfs-src "${SND_IP4[1]}"
 	gate_arm
-	in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
+	in_ns rcv python3 -S "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
 		--time $((run + 240)) --out "$out/udp.json" "${GATE_ARGS[@]}" &
 	udp_pids+=($!)
 	gate_arm
 	# shellcheck disable=SC2086 # FLOOD_ARGS: several words
-	in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
+	in_ns s1 python3 -S "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
 		--port $UDP_PORT --schedule "$schedule,$(tail_phase "$schedule")" \
 		${FLOOD_ARGS:-} "${GATE_ARGS[@]}" > "$out/udp_send.json" &
 	udp_pids+=($!)
@@ -103,7 +103,7 @@ flood_run()
 	# that is a failure only if a flow's data did not run its course.
 	# With STARVED_OK (a control run where the flood should win), a flow
 	# the flood kept from connecting counts as 0, not as a broken run.
-	python3 - "$run" "${STARVED_OK:-0}" "$out"/tcp*.json <<'PY'
+	python3 -S - "$run" "${STARVED_OK:-0}" "$out"/tcp*.json <<'PY'
 import json, sys
 run, starved_ok = int(sys.argv[1]), sys.argv[2] == "1"
 for path in sys.argv[3:]:
@@ -133,7 +133,7 @@ flood_stop()
 # (tools/iperf3_rates.py running_span) plus WARMUP.
 flood_window()
 {
-	python3 - "$1" "$WARMUP" "$SECS_MEASURED" "$TOOLS" <<'PY'
+	python3 -S - "$1" "$WARMUP" "$SECS_MEASURED" "$TOOLS" <<'PY'
 import glob, math, sys
 out, warmup, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 sys.path.insert(0, sys.argv[4])
@@ -159,7 +159,7 @@ flood_flag_changes()
 
 flood_udp_bps()
 {
-	python3 - "$1/udp.json" "$1/window" <<'PY'
+	python3 -S - "$1/udp.json" "$1/window" <<'PY'
 import json, sys
 per_sec = json.load(open(sys.argv[1]))["bytes_per_sec"]
 start, end = map(int, open(sys.argv[2]).read().split())
@@ -172,12 +172,12 @@ PY
 # Per-flow TCP goodput over the measured window (tools/iperf3_rates.py).
 flood_tcp_bps()
 {
-	python3 "$TOOLS/iperf3_rates.py" "$WARMUP" "$SECS_MEASURED" "$1"/tcp*.json
+	python3 -S "$TOOLS/iperf3_rates.py" "$WARMUP" "$SECS_MEASURED" "$1"/tcp*.json
 }
 
 flood_xstat()
 {
-	python3 - "$1/qdisc.json" "${@:2}" <<'PY'
+	python3 -S - "$1/qdisc.json" "${@:2}" <<'PY'
 import json, sys
 for q in json.load(open(sys.argv[1])):
     if q["kind"] == "dfs":

@@ -30,13 +30,13 @@ require_command ip tc ping python3
 require_qdisc dfs
 
 RET=0
-python3 "$REPO/tools/lablib/run.py" --scenario 6n --short \
+python3 -S "$REPO/tools/lablib/run.py" --scenario 6n --short \
 	--qdiscs "$QDISCS" --out "$OUT/scenario6n"
 check_err $? "the run without the attack failed"
 log_test "shrew: TCP's goodput without the attack ($QDISCS)"
 
 RET=0
-python3 "$REPO/tools/lablib/run.py" --scenario 6 --short \
+python3 -S "$REPO/tools/lablib/run.py" --scenario 6 --short \
 	--qdiscs "pfifo $QDISCS" --check --baseline "$OUT/scenario6n" \
 	--out "$OUT/scenario6"
 check_err $? "CPR did not hold the attack off (see above)"

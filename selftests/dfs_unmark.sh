@@ -23,7 +23,7 @@ log_info "flags of s1's flow (seconds flags, at each change): $(flood_flag_chang
 # When the flood began and when its rate fell, on the flags' clock: the
 # sender records its phases, and its start-up under emulation takes
 # seconds that the test must not count against DFS.
-read -r start fall < <(python3 -c '
+read -r start fall < <(python3 -S -c '
 import json, sys
 t0 = float(open(sys.argv[1]).read())
 p = json.load(open(sys.argv[2]))["phase_starts"]

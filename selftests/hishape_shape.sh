@@ -35,7 +35,7 @@ TMP=$(mktemp -d)
 # the xstats beside the generic stats), from one tc -j dump, on one line.
 hs_stat()
 {
-	in_ns r tc -j -s -d qdisc show dev "$R_OUT" | python3 -c '
+	in_ns r tc -j -s -d qdisc show dev "$R_OUT" | python3 -S -c '
 import json, sys
 for q in json.load(sys.stdin):
     if q["kind"] == "hishape":
@@ -46,7 +46,7 @@ for q in json.load(sys.stdin):
 udp_send()
 {
 	gate_arm
-	in_ns "$1" python3 "$TOOLS/udp_cbr.py" send --dst "$2" --port "$3" \
+	in_ns "$1" python3 -S "$TOOLS/udp_cbr.py" send --dst "$2" --port "$3" \
 		--rate "$4" --time 3600 "${GATE_ARGS[@]}" >/dev/null &
 	SENDER_PIDS+=($!)
 }
@@ -155,11 +155,11 @@ check_err $? "the senders did not start"
 sleep 1
 gate_init "$TMP/gate-count"
 gate_arm
-in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port 9103 --time 14 \
+in_ns rcv python3 -S "$TOOLS/udp_cbr.py" sink --port 9103 --time 14 \
 	--out "$TMP/count.json" "${GATE_ARGS[@]}" &
 count_sink=$!
 gate_arm
-in_ns s3 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9103 \
+in_ns s3 python3 -S "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9103 \
 	--rate 1M --time 8 "${GATE_ARGS[@]}" > "$TMP/count-sent.json" &
 count_send=$!
 drops0=$(hs_stat drop_pass)
@@ -175,7 +175,7 @@ v=$(hs_stat loads)
 [ "$v" = 4 ]
 check_err $? "loads $v, not 4"
 wait "$count_send" "$count_sink"
-read -r sent got <<<"$(python3 -c '
+read -r sent got <<<"$(python3 -S -c '
 import json, sys
 sent = json.load(open(sys.argv[1]))["sent_packets"]
 print(sent, sum(json.load(open(sys.argv[2]))["bytes_per_sec"]) // 1200)' \
@@ -196,7 +196,7 @@ log_test "hishape: new tables under traffic, none of the rest lost"
 
 RET=0
 # 100,000 ranges: /30s over 20.0.0.0/8 and the test's three.
-python3 - "$TMP/ranges2" > "$TMP/big" <<'EOF'
+python3 -S - "$TMP/ranges2" > "$TMP/big" <<'EOF'
 import sys
 print(open(sys.argv[1]).read())
 for i in range(100000):

@@ -22,7 +22,7 @@ require_qdisc dfs
 
 for s in 1 2; do
 	RET=0
-	python3 "$REPO/tools/lablib/run.py" --scenario "$s" --short \
+	python3 -S "$REPO/tools/lablib/run.py" --scenario "$s" --short \
 		--qdiscs "dfs dfs-fq" --check --out "$REPO/build/lab-check/scenario$s"
 	check_err $? "DFS's marking differs from the ground truth (see above)"
 	log_test "lab scenario $s: every attack flow marked, no other flow"

@@ -7,7 +7,10 @@
 #	source "$(dirname "$0")/lib.sh"
 #
 # Tests run as root in the test VM (tools/vm-run.sh), where our modules are
-# loaded and build/tc is first on PATH.
+# loaded and build/tc is first on PATH.  Their Python (the tools, the
+# JSON readers here) is the standard library alone and runs as
+# "python3 -S": site's path setup costs the emulated CPU half a second
+# of each of the hundreds of interpreters a make check starts.
 #
 # Result reporting (kselftest):
 #	RET=0                      before each test case
@@ -271,7 +274,7 @@ qdisc_sampler_start()
 	shift
 
 	gate_arm
-	in_ns r python3 "$(dirname "${BASH_SOURCE[0]}")/../tools/qdisc_sample.py" \
+	in_ns r python3 -S "$(dirname "${BASH_SOURCE[0]}")/../tools/qdisc_sample.py" \
 		--dev "$R_OUT" --out "$out" --time 3600 "$@" \
 		--ready "${GATE_ARGS[1]}" &
 	SAMPLER_PID=$!
@@ -662,7 +665,7 @@ rx_bytes()
 	read -r t0 _ < /proc/uptime
 	json=$(in_ns rcv tc -s -j filter show dev eth0 ingress) || return 1
 	read -r t1 _ < /proc/uptime
-	python3 -c '
+	python3 -S -c '
 import json, sys
 n = int(sys.argv[3])
 b = [0] * (n + 1)
@@ -696,7 +699,7 @@ rx_rates()
 # (e.g. iperf3 failed) gives 0 and the function returns 1.
 iperf3_goodput()
 {
-	python3 - "$@" <<'EOF'
+	python3 -S - "$@" <<'EOF'
 import json, sys
 rc = 0
 for fn in sys.argv[1:]:

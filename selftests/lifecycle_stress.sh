@@ -79,10 +79,10 @@ start_traffic()
 {
 	local dst4=$1 dst6=$2
 
-	in_ns s1 python3 "$TOOLS/udp_cbr.py" send --dst "$dst4" --port 9000 \
+	in_ns s1 python3 -S "$TOOLS/udp_cbr.py" send --dst "$dst4" --port 9000 \
 		--rate 20M --time $TRAFFIC_SECS >/dev/null 2>&1 &
 	TRAFFIC_PIDS+=($!)
-	in_ns s2 python3 "$TOOLS/udp_cbr.py" send --dst "$dst6" --port 9000 \
+	in_ns s2 python3 -S "$TOOLS/udp_cbr.py" send --dst "$dst6" --port 9000 \
 		--rate 10M --size 200 --time $TRAFFIC_SECS >/dev/null 2>&1 &
 	TRAFFIC_PIDS+=($!)
 }

@@ -55,7 +55,7 @@ log_test "lrufq: statistics and cached flows in tc -s -d filter show"
 RET=0
 start_iperf3_server 5210 || check_err 1 "iperf3 server"
 start_tcp_flow s1 5210 8 /dev/null
-in_ns s2 python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9000 \
+in_ns s2 python3 -S "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" --port 9000 \
 	--rate 10M --time 8 >/dev/null &
 FLOW_PIDS+=($!)
 sleep 2
@@ -65,7 +65,7 @@ check_err $? "change under traffic"
 sleep 2
 j=$(in_ns r tc -j -s -d filter show dev "$R_OUT" parent 10:)
 log_info "json: $j"
-python3 -c '
+python3 -S -c '
 import json, sys
 f = [x for x in json.loads(sys.argv[1]) if x.get("kind") == "lrufq" and "options" in x][0]["options"]
 assert f["cache"] == 4 and f["threshold"] == 10, f

@@ -53,7 +53,7 @@ lrufq_setup()
 # 10 Mbit/s shaper.
 lrufq_link_bps()
 {
-	python3 - "$1" "$WARMUP" "$LRUFQ_SECS" "$TOOLS" <<'PY'
+	python3 -S - "$1" "$WARMUP" "$LRUFQ_SECS" "$TOOLS" <<'PY'
 import glob, sys
 out, warmup, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 sys.path.insert(0, sys.argv[4])
@@ -85,12 +85,12 @@ lrufq_run()
 	qdisc_sampler_start "$out/samples"
 	for ((i = 1; i <= nudp; i++)); do
 		gate_arm
-		in_ns rcv python3 "$TOOLS/udp_cbr.py" sink --port $((9000 + i)) \
+		in_ns rcv python3 -S "$TOOLS/udp_cbr.py" sink --port $((9000 + i)) \
 			--time $((secs + 120)) --out "$out/udp$i.json" \
 			"${GATE_ARGS[@]}" &
 		udp_pids+=($!)
 		gate_arm
-		in_ns "s$i" python3 "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
+		in_ns "s$i" python3 -S "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
 			--port $((9000 + i)) --rate "${LINK_BPS}" \
 			--time $((secs + 120)) "${GATE_ARGS[@]}" > /dev/null &
 		udp_pids+=($!)
@@ -121,7 +121,7 @@ lrufq_run()
 # the end (tools/iperf3_rates.py).
 lrufq_tcp_flows()
 {
-	python3 "$TOOLS/iperf3_rates.py" "$WARMUP" "$LRUFQ_SECS" "$1"/tcp*.json
+	python3 -S "$TOOLS/iperf3_rates.py" "$WARMUP" "$LRUFQ_SECS" "$1"/tcp*.json
 }
 
 lrufq_tcp_bps()
@@ -131,7 +131,7 @@ lrufq_tcp_bps()
 
 lrufq_udp_bps()
 {
-	python3 - "$WARMUP" "$1"/udp*.json <<'PY'
+	python3 -S - "$WARMUP" "$1"/udp*.json <<'PY'
 import json, sys
 w = int(sys.argv[1])
 total = 0

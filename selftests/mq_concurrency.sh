@@ -54,7 +54,7 @@ tc_json()
 # its children).
 qdisc_total()
 {
-	tc_json qdisc show dev "$1" root | python3 -c '
+	tc_json qdisc show dev "$1" root | python3 -S -c '
 import json, sys
 q = json.load(sys.stdin)[0]
 print(q["packets"] + q["drops"])'
@@ -62,7 +62,7 @@ print(q["packets"] + q["drops"])'
 
 qdisc_backlog()
 {
-	tc_json qdisc show dev "$1" | python3 -c '
+	tc_json qdisc show dev "$1" | python3 -S -c '
 import json, sys
 print(sum(q.get("backlog", 0) + q.get("qlen", 0) for q in json.load(sys.stdin)))'
 }
@@ -70,7 +70,7 @@ print(sum(q.get("backlog", 0) + q.get("qlen", 0) for q in json.load(sys.stdin)))
 # lrufq_counted: hits + misses of the filter of block 5.
 lrufq_counted()
 {
-	tc_json filter show block 5 | python3 -c '
+	tc_json filter show block 5 | python3 -S -c '
 import json, sys
 
 def find(o):

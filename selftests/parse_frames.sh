@@ -28,7 +28,7 @@ REPEAT=${PARSE_REPEAT:-5}
 # r-out.
 qdisc_counts()
 {
-	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -c '
+	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -S -c '
 import json, sys
 for q in json.load(sys.stdin):
     if q["kind"] == sys.argv[1]:
@@ -63,7 +63,7 @@ run_corpus()
 
 	RET=0
 	read -r p0 d0 _ <<<"$(qdisc_counts "$kind")"
-	res=$(in_ns r python3 "$TOOLS/rawframes.py" --dev "$R_OUT" \
+	res=$(in_ns r python3 -S "$TOOLS/rawframes.py" --dev "$R_OUT" \
 		--repeat "$REPEAT" --fuzz "$FUZZ" --seed "$RANDOM")
 	check_err $? "rawframes.py failed: $res"
 	sent=$(sed -n 's/.*"sent": \([0-9]*\).*/\1/p' <<<"$res")

@@ -48,7 +48,7 @@ cleanup()
 # stfq_get FIELD: a field of the stfq qdisc, its xstats included.
 stfq_get()
 {
-	in_ns $NS tc -s -j qdisc show dev $DEV | python3 -c '
+	in_ns $NS tc -s -j qdisc show dev $DEV | python3 -S -c '
 import json, sys
 for q in json.load(sys.stdin):
     if q["kind"] == "stfq":
@@ -60,7 +60,7 @@ for q in json.load(sys.stdin):
 # child_drops: packets the three children dropped, summed.
 child_drops()
 {
-	in_ns $NS tc -s -j qdisc show dev $DEV | python3 -c '
+	in_ns $NS tc -s -j qdisc show dev $DEV | python3 -S -c '
 import json, sys
 print(sum(q.get("drops", 0) for q in json.load(sys.stdin)
           if q["kind"] in ("codel", "fq_codel", "cake", "peekdrop")))'
@@ -70,7 +70,7 @@ print(sum(q.get("drops", 0) for q in json.load(sys.stdin)
 # stfq's dequeue).
 peekdrop_drops()
 {
-	in_ns $NS tc -s -j qdisc show dev $DEV | python3 -c '
+	in_ns $NS tc -s -j qdisc show dev $DEV | python3 -S -c '
 import json, sys
 print(sum(q.get("drops", 0) for q in json.load(sys.stdin)
           if q["kind"] == "peekdrop"))'

@@ -34,7 +34,7 @@ class_field()
 
 qdisc_stat()
 {
-	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -c '
+	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -S -c '
 import json, sys
 for q in json.load(sys.stdin):
     if q["kind"] == "stfq":
@@ -68,7 +68,7 @@ share_over()
 udp_send()
 {
 	gate_arm
-	in_ns "$1" python3 "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" \
+	in_ns "$1" python3 -S "$TOOLS/udp_cbr.py" send --dst "$RCV_IP4" \
 		--port "$2" --rate "$3" --time 3600 "${GATE_ARGS[@]}" >/dev/null &
 	SENDER_PIDS+=($!)
 }
