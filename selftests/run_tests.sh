@@ -13,10 +13,10 @@
 # programs that time nothing and share nothing with another: their own
 # devices and namespaces, no module unload, no pkill of a tool another
 # test runs.  Those of PROG... run first, in CONCURRENT's order (longest
-# first packs them best), KSFT_JOBS at a time (the CPUs:
-# in the emulated guest a test is mostly process starts, one CPU each),
-# their output kept and printed as each ends; one that fails is run again
-# alone, after them.  The others then run one at a time, as before.
+# first packs them best), KSFT_JOBS at a time (the CPUs: in the emulated
+# guest a test is mostly process starts, one CPU each), their output kept
+# and printed as each ends; one that fails is run again alone, after
+# them.  The others then run one at a time, as before.
 
 cd "$(dirname "$0")" || exit 1
 progs=${TESTS:-$*}
