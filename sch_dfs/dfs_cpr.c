@@ -131,15 +131,16 @@ void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		c->surges++;
 	}
 	/* the ring holds the signal's verdict: by surges, drops are undone
-	 * and what was admitted decides
+	 * and what came less the top flow's bytes decides (top may pass
+	 * arrived: its packets' lengths vary, or Algorithm 3 dropped some)
 	 */
 	if (p->signal == TC_DFS_CPR_SIGNAL_SURGES) {
 		dfs_cpr_clear(c->ring, c->cur, 1);
-		if (c->admitted > c->surge_bytes)
+		if (c->arrived - min(c->top, c->arrived) > c->surge_bytes)
 			dfs_cpr_set_bit(c->ring, c->cur);
 	}
 	c->arrived = 0;
-	c->admitted = 0;
+	c->top = 0;
 	congested = dfs_cpr_bit(c->ring, c->cur);
 	c->periods += k;
 	c->congested += congested;

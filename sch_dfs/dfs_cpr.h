@@ -48,28 +48,45 @@
  * for the others, and for tau, congestion is what the qdisc dropped or
  * marked.
  *
- * With cpr_signal surges, a period is congested when what was admitted
- * in it (held packets not counted) was a surge, for every flow and for
- * tau; drops and marks do not count.  A held flow still counts the
- * surges of everything that came, as with drops.  The drops of a
- * qdisc that shares the link fall on the flows over their share, in the
- * periods they send most in: a TCP flow's own drops make its CPR where a
- * busy link is congested in many periods (at 10 ms periods, in a third
- * of them with TCP alone).  A surge is the attack's own footprint: TCP,
- * clocked by its ACKs, sends about what the link takes.  A surge then
- * also needs more than DFS_CPR_SURGE_MIN_BYTES, so that in a period too
- * short for a few packets at the link's rate, two packets back to back
- * are not one.
+ * With cpr_signal surges, a period is congested when what came in it,
+ * held packets too, less what the flow that brought most in it brought,
+ * was a surge: for every flow and for tau; drops and marks do not count.
+ * The drops of a qdisc that shares the link fall on the flows over
+ * their share, in the periods they send most in: a TCP flow's own drops
+ * make its CPR where a busy link is congested in many periods (at 10 ms
+ * periods, in a third of them with TCP alone).  A surge is the attack's
+ * own footprint: TCP, clocked by its ACKs, sends about what the link
+ * takes.  A surge then also needs more than DFS_CPR_SURGE_MIN_BYTES, so
+ * that in a period too short for a few packets at the link's rate, two
+ * packets back to back are not one.
+ *
+ * Less the top flow, because a flow's own burst must not make its surge:
+ * a TCP flow in slow start, a flood Algorithm 3 has not caught yet, a
+ * lone host pulsing; each would be counted congested in the periods it
+ * alone swamped, and the flows beside it with it.  The bursts of
+ * attackers in step are a surge without any one of them.  Held packets
+ * count: once most attackers are held, what the rest send beside TCP is
+ * seldom a surge of its own, and counted as admitted only, the rest went
+ * free and the attack came back (the lab, 2026-11-26: 379 kbit/s of it
+ * through, against none with held packets counted).  A flow's bytes in
+ * the period are taken as its packets in it times the length of its
+ * latest, O(1) and no more state; the packets stop at
+ * DFS_CPR_PENDING_MAX, so where a period holds more of them at the
+ * link's rate (1 ms periods from about 1 Gbit/s), a lone flow's burst
+ * past that is a surge again.  A lone pulsing host is left to Algorithm 3: to hurt TCP
+ * its bursts alone must pass the link's rate, so its mean rate is over a
+ * fair share wherever a few flows share the link; the paper's signal
+ * (cpr_signal drops) still sees it.
  *
  * By surges, a flow over tau is also judged against the link: it is a
  * suspect only if the share of its packets sent in calm periods is under
  * half the share of calm periods of the last DFS_CPR_RING - 1 (the
  * ring's; they are counted as the ring fills and empties, no walk).  A
- * flood makes every period a surge until DFS finds it, and every flow's
- * CPR nears 1 with it: the CPR tells an attacker only where the link is
- * calm between its bursts, and an attacker sends nothing there.  A flow
- * that sends evenly has the link's share of calm periods, and TCP, which
- * gets the link between the bursts, more.
+ * flood of many sources makes every period a surge until DFS finds it,
+ * and every flow's CPR nears 1 with it: the CPR tells an attacker only
+ * where the link is calm between its bursts, and an attacker sends
+ * nothing there.  A flow that sends evenly has the link's share of calm
+ * periods, and TCP, which gets the link between the bursts, more.
  *
  * Where the link stays congested without an attack (a busy TCP link at
  * 10 ms periods), tau stays at tau_min, and a TCP flow held there would
@@ -143,7 +160,7 @@ struct dfs_cpr_clock {
 	u64	surges;		/* of them, surges */
 	u32	recent;		/* congested of the ring's ended periods */
 	u64	arrived;	/* bytes come in period cur, held ones too */
-	u64	admitted;	/* of them, not held */
+	u64	top;		/* the most of them one flow brought */
 	u64	link_rate;	/* bytes/s the link sends; 0: not known */
 	u64	surge_bytes;	/* a period's arrivals over this: a surge */
 	u64	ring[DFS_CPR_WORDS];	/* bit i % RING: period i congested */
@@ -183,15 +200,18 @@ static inline void dfs_cpr_link(struct dfs_cpr_clock *c,
 		dfs_cpr_set_link(c, p, rate);
 }
 
-/* A packet of @len bytes came, to be queued or @held (not one the qdisc
- * drops for its rate: such a flow cannot reach the link, held or not).
+/* A packet of @len bytes of flow @f came, to be queued or held (not one
+ * the qdisc drops for its rate: such a flow cannot reach the link, held
+ * or not); after dfs_cpr_packet() has counted it.
  */
-static inline void dfs_cpr_arrive(struct dfs_cpr_clock *c, u32 len,
-				  bool held)
+static inline void dfs_cpr_arrive(struct dfs_cpr_clock *c,
+				  const struct dfs_cpr_flow *f, u32 len)
 {
+	u64 brought = (u64)f->pending * len;
+
 	c->arrived += len;
-	if (!held)
-		c->admitted += len;
+	if (brought > c->top)
+		c->top = brought;
 }
 
 /* The flow's packet of this period is held: dropped before the queue. */

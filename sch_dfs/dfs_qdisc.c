@@ -35,13 +35,14 @@
  * With "cpr", each flow's congestion participation rate is kept too
  * (dfs_cpr.c: the share of its packets that came in 1 ms periods in
  * which DFS dropped or marked a packet, or with "cpr_signal surges", in
- * which more came than the link can send) and a flow whose CPR is over tau
- * is dropped before it takes buffer space, as a malicious one is, until
- * its CPR falls back under tau.  tau is fixed, or adapts (Kieu et al.):
- * low while the link is congested, high when it is calm.  A held flow's
- * packets count as congested in the periods its arrivals and the
- * others' would have swamped the link (a surge), so a flow held in an
- * attack's step stays held while the attack goes on.
+ * which more came than the link can send, without the one flow that
+ * brought most) and a flow whose CPR is over tau is dropped before it
+ * takes buffer space, as a malicious one is, until its CPR falls back
+ * under tau.  tau is fixed, or adapts (Kieu et al.): low while the link
+ * is congested, high when it is calm.  A held flow's packets count as
+ * congested in the periods its arrivals and the others' would have
+ * swamped the link (a surge), so a flow held in an attack's step stays
+ * held while the attack goes on.
  */
 #include <linux/module.h>
 #include <linux/types.h>
@@ -424,7 +425,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}
-	dfs_cpr_arrive(&q->cpr_clock, len, flow->flags & DFS_F_CPR);
+	dfs_cpr_arrive(&q->cpr_clock, &flow->cpr, len);
 	/* Nor does a flow CPR drops; and neither drop is congestion. */
 	if (flow->flags & DFS_F_CPR) {
 		dfs_cpr_hold(&flow->cpr);

@@ -32,6 +32,32 @@ static u64 period(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 	return now;
 }
 
+/* @n packets of @len bytes of flow @f come, none held, as the qdisc
+ * counts them: the packet, then its bytes.
+ */
+static void came(struct dfs_cpr_clock *c, struct dfs_cpr_flow *f, int n,
+		 u32 len)
+{
+	for (; n > 0; n--) {
+		dfs_cpr_packet(c, f);
+		dfs_cpr_arrive(c, f, len);
+	}
+}
+
+/* cpr_signal surges with 10 ms periods, the clock started at 0 on a
+ * 10 Mbit/s link: 12500 bytes a period, a surge over 18750.
+ */
+static struct dfs_cpr_params surges_at_10mbit(struct dfs_cpr_clock *c)
+{
+	struct dfs_cpr_params p = paper;
+
+	p.signal = TC_DFS_CPR_SIGNAL_SURGES;
+	p.period_ns = 10 * MS;
+	dfs_cpr_init(c, &p, 0);
+	dfs_cpr_link(c, &p, 1250000);
+	return p;
+}
+
 static void test_tau_falls_and_climbs(void)
 {
 	struct dfs_cpr_clock c;
@@ -281,11 +307,14 @@ static void test_lazy_settling(void)
 /* A surge: more bytes came in a period than the link sends in 1.5. */
 static void test_surge(void)
 {
+	struct dfs_cpr_flow a, b;
 	struct dfs_cpr_clock c;
 	u64 now = 0;
 
 	dfs_cpr_init(&c, &paper, now);
-	dfs_cpr_arrive(&c, 1000000, false);
+	dfs_cpr_flow_init(&c, &a);
+	dfs_cpr_flow_init(&c, &b);
+	came(&c, &a, 1, 1000000);
 	now += MS;
 	dfs_cpr_tick(&c, &paper, now);
 	CHECK(!dfs_cpr_was_surge(&c, c.cur - 1), "a surge on an unknown link");
@@ -293,12 +322,12 @@ static void test_surge(void)
 	dfs_cpr_link(&c, &paper, 1250000);
 	CHECK(c.surge_bytes == 1875, "surge over %llu bytes",
 	      (unsigned long long)c.surge_bytes);
-	dfs_cpr_arrive(&c, 1875, false);
+	came(&c, &a, 1, 1875);
 	now += MS;
 	dfs_cpr_tick(&c, &paper, now);
 	CHECK(!dfs_cpr_was_surge(&c, c.cur - 1), "1875 bytes a surge");
-	dfs_cpr_arrive(&c, 1000, false);
-	dfs_cpr_arrive(&c, 876, false);
+	came(&c, &a, 1, 1000);
+	came(&c, &b, 1, 876);
 	now += 3 * MS;		/* two idle periods after it */
 	dfs_cpr_tick(&c, &paper, now);
 	CHECK(dfs_cpr_was_surge(&c, c.cur - 3), "1876 bytes not a surge");
@@ -324,7 +353,7 @@ static void test_surge(void)
  */
 static void test_held_counts_surges(void)
 {
-	struct dfs_cpr_flow held, free;
+	struct dfs_cpr_flow held, free, other;
 	struct dfs_cpr_clock c;
 	u64 now = 0;
 	int i;
@@ -333,13 +362,14 @@ static void test_held_counts_surges(void)
 	dfs_cpr_link(&c, &paper, 1250000);
 	dfs_cpr_flow_init(&c, &held);
 	dfs_cpr_flow_init(&c, &free);
+	dfs_cpr_flow_init(&c, &other);
 	for (i = 0; i < 4; i++) {	/* surge, calm, surge, calm */
 		dfs_cpr_tick(&c, &paper, now);
 		dfs_cpr_packet(&c, &held);
 		dfs_cpr_hold(&held);
 		dfs_cpr_packet(&c, &free);
 		if (i % 2 == 0)
-			dfs_cpr_arrive(&c, 3000, false);
+			came(&c, &other, 1, 3000);
 		now += MS;
 	}
 	dfs_cpr_tick(&c, &paper, now);
@@ -382,7 +412,7 @@ static void test_held_attacker_stays_held(void)
 		/* TCP: a 1000-byte packet a period */
 		dfs_cpr_packet(&c, &tcp);
 		tcp_held = dfs_cpr_suspect(&c, &paper, &tcp, tcp_held);
-		dfs_cpr_arrive(&c, 1000, tcp_held);
+		dfs_cpr_arrive(&c, &tcp, 1000);
 		if (tcp_held)
 			dfs_cpr_hold(&tcp);
 		else
@@ -391,7 +421,7 @@ static void test_held_attacker_stays_held(void)
 		if (burst) {
 			dfs_cpr_packet(&c, &atk);
 			atk_held = dfs_cpr_suspect(&c, &paper, &atk, atk_held);
-			dfs_cpr_arrive(&c, 2500, atk_held);
+			dfs_cpr_arrive(&c, &atk, 2500);
 			if (atk_held)
 				dfs_cpr_hold(&atk);
 			else
@@ -416,17 +446,18 @@ static void test_held_attacker_stays_held(void)
 }
 
 /*
- * cpr_signal surges: a period is congested when it is a surge, for tau
- * and every flow, held or not; a drop alone is not congestion.  A surge
- * needs more than DFS_CPR_SURGE_MIN_BYTES where the period is short.
+ * cpr_signal surges: a period is congested when what came in it, held
+ * packets too, less the top flow's bytes, is a surge, for tau and every
+ * flow, held or not; a drop alone is not congestion.  A surge needs more
+ * than DFS_CPR_SURGE_MIN_BYTES where the period is short.
  */
 static void test_surge_signal(void)
 {
 	struct dfs_cpr_params p = paper;
-	struct dfs_cpr_flow f;
+	struct dfs_cpr_flow f, g[3];
 	struct dfs_cpr_clock c;
 	u64 now = 0;
-	int i;
+	int i, j;
 
 	p.signal = TC_DFS_CPR_SIGNAL_SURGES;
 	dfs_cpr_init(&c, &p, now);
@@ -444,17 +475,21 @@ static void test_surge_signal(void)
 		dfs_cpr_retune(&c, &p10, &p);
 	}
 	dfs_cpr_flow_init(&c, &f);
+	for (j = 0; j < 3; j++)
+		dfs_cpr_flow_init(&c, &g[j]);
 	for (i = 0; i < 10; i++) {	/* drops, no surge: calm */
 		dfs_cpr_tick(&c, &p, now);
-		dfs_cpr_packet(&c, &f);
-		dfs_cpr_arrive(&c, 3000, false);
+		came(&c, &f, 1, 3000);
 		dfs_cpr_congest(&c);
 		now += MS;
 	}
 	for (i = 0; i < 10; i++) {	/* surges, no drop: congested */
 		dfs_cpr_tick(&c, &p, now);
-		dfs_cpr_packet(&c, &f);
-		dfs_cpr_arrive(&c, DFS_CPR_SURGE_MIN_BYTES + 1, false);
+		came(&c, &f, 1, 1000);
+		/* 13200 bytes less the top flow's 6100, one of them held */
+		for (j = 0; j < 3; j++)
+			came(&c, &g[j], 1, 6100);
+		dfs_cpr_hold(&g[2]);
 		now += MS;
 	}
 	dfs_cpr_tick(&c, &p, now);
@@ -475,9 +510,10 @@ static void test_surge_signal(void)
  * three, 10 in the others, and a drop in the big one; 10 ms periods at
  * 10 Mbit/s, 12500 bytes a period).  By drops its CPR is its share of
  * packets in those periods, over a tau_min a little lower; by surges
- * it is only its share in the attacker's bursts, as it never sends more
- * than the link takes in 1.5 periods.  An attacker that bursts twice
- * the link's rate one period in five is caught by either.
+ * it is only its share in the attack's bursts, as it never sends more
+ * than the link takes in 1.5 periods.  An attack of five hosts in step,
+ * bursting twice the link's rate together one period in five, is caught
+ * by either.
  */
 static void test_own_drops_are_not_surges(void)
 {
@@ -487,7 +523,7 @@ static void test_own_drops_are_not_surges(void)
 	p.period_ns = 10 * MS;
 	for (sig = TC_DFS_CPR_SIGNAL_DROPS; sig <= TC_DFS_CPR_SIGNAL_SURGES;
 	     sig++) {
-		struct dfs_cpr_flow tcp, atk;
+		struct dfs_cpr_flow tcp, atk[5];
 		struct dfs_cpr_clock c;
 		u64 now = 0;
 		int i, j;
@@ -496,97 +532,184 @@ static void test_own_drops_are_not_surges(void)
 		dfs_cpr_init(&c, &p, now);
 		dfs_cpr_link(&c, &p, 1250000);
 		dfs_cpr_flow_init(&c, &tcp);
-		dfs_cpr_flow_init(&c, &atk);
+		for (j = 0; j < 5; j++)
+			dfs_cpr_flow_init(&c, &atk[j]);
 		for (i = 0; i < 3000; i++) {	/* 30 s */
 			int n = i % 3 ? 10 : 15;
 
 			dfs_cpr_tick(&c, &p, now);
-			for (j = 0; j < n; j++) {
-				dfs_cpr_packet(&c, &tcp);
-				dfs_cpr_arrive(&c, 1000, false);
-			}
+			came(&c, &tcp, n, 1000);
 			if (n == 15)
 				dfs_cpr_congest(&c);
 			if (i % 5 == 0 && i % 3) {
-				for (j = 0; j < 25; j++) {
-					dfs_cpr_packet(&c, &atk);
-					dfs_cpr_arrive(&c, 1000, false);
-				}
+				for (j = 0; j < 5; j++)
+					came(&c, &atk[j], 5, 1000);
 				dfs_cpr_congest(&c);
 			}
 			now += p.period_ns;
 		}
 		dfs_cpr_tick(&c, &p, now);
 		dfs_cpr_packet(&c, &tcp);
-		dfs_cpr_packet(&c, &atk);
 		if (sig == TC_DFS_CPR_SIGNAL_DROPS)
 			CHECK(dfs_cpr_value(&tcp) > ONE * 2 / 5,
 			      "by drops, TCP's CPR %u", dfs_cpr_value(&tcp));
-		else	/* its packets in the attacker's bursts: 0.11 */
+		else	/* its packets in the attack's bursts: 0.11 */
 			CHECK(dfs_cpr_value(&tcp) < p.tau_min,
 			      "by surges, TCP's CPR %u", dfs_cpr_value(&tcp));
-		CHECK(dfs_cpr_value(&atk) == ONE, "signal %d: attacker's CPR %u",
-		      sig, dfs_cpr_value(&atk));
+		for (j = 0; j < 5; j++) {
+			dfs_cpr_packet(&c, &atk[j]);
+			CHECK(dfs_cpr_value(&atk[j]) == ONE,
+			      "signal %d: attacker %d's CPR %u", sig, j,
+			      dfs_cpr_value(&atk[j]));
+		}
 	}
 }
 
 /*
  * By surges, a flow is judged against the link's calm periods: a flood
- * that makes every period a surge makes no flow a suspect, however high
- * its CPR; an attacker whose bursts are the link's only surges is one,
- * and a flow that sends evenly beside it is not.  The link's count
- * forgets what the ring forgets.
+ * of many sources that makes every period a surge makes no flow a
+ * suspect, however high its CPR; attackers whose bursts are the link's
+ * only surges are, and a flow that sends evenly beside them is not.  The
+ * link's count forgets what the ring forgets.
  */
 static void test_surge_judged_against_link(void)
 {
-	struct dfs_cpr_params p = paper;
-	struct dfs_cpr_flow f, atk, even;
+	struct dfs_cpr_flow f[10], atk[5], even;
 	struct dfs_cpr_clock c;
+	struct dfs_cpr_params p = surges_at_10mbit(&c);
 	u64 now = 0;
-	int i;
+	int i, j;
 
-	p.signal = TC_DFS_CPR_SIGNAL_SURGES;
-	p.period_ns = 10 * MS;
-	dfs_cpr_init(&c, &p, now);
-	dfs_cpr_link(&c, &p, 1250000);
-	dfs_cpr_flow_init(&c, &f);
+	for (j = 0; j < 10; j++)
+		dfs_cpr_flow_init(&c, &f[j]);
 	for (i = 0; i < 300; i++) {	/* 3 s of a flood: every period */
 		dfs_cpr_tick(&c, &p, now);
-		dfs_cpr_packet(&c, &f);
-		dfs_cpr_arrive(&c, 30000, false);
+		for (j = 0; j < 10; j++)
+			came(&c, &f[j], 1, 3000);
 		now += p.period_ns;
 	}
 	dfs_cpr_tick(&c, &p, now);
-	dfs_cpr_packet(&c, &f);
-	CHECK(dfs_cpr_value(&f) == ONE && c.tau == p.tau_min,
-	      "CPR %u, tau %u", dfs_cpr_value(&f), c.tau);
+	dfs_cpr_packet(&c, &f[0]);
+	CHECK(dfs_cpr_value(&f[0]) == ONE && c.tau == p.tau_min,
+	      "CPR %u, tau %u", dfs_cpr_value(&f[0]), c.tau);
 	CHECK(c.recent == 300, "%u recent congested", c.recent);
-	CHECK(!dfs_cpr_suspect(&c, &p, &f, false), "a suspect under a flood");
+	CHECK(!dfs_cpr_suspect(&c, &p, &f[0], false), "a suspect under a flood");
 	/* 20 s on, the flood has left the ring: no period congested */
 	now += 20 * NSEC_PER_SEC;
 	dfs_cpr_tick(&c, &p, now);
 	CHECK(c.recent == 0, "%u congested after the ring's span", c.recent);
 
-	/* a shrew: a burst one period in three, an even flow beside it */
-	dfs_cpr_flow_init(&c, &atk);
+	/* a shrew attack of five hosts bursting one period in three, an
+	 * even flow beside it
+	 */
+	for (j = 0; j < 5; j++)
+		dfs_cpr_flow_init(&c, &atk[j]);
 	dfs_cpr_flow_init(&c, &even);
 	for (i = 0; i < 1500; i++) {
 		dfs_cpr_tick(&c, &p, now);
-		dfs_cpr_packet(&c, &even);
-		dfs_cpr_arrive(&c, 1000, false);
-		if (i % 3 == 0) {
-			dfs_cpr_packet(&c, &atk);
-			dfs_cpr_arrive(&c, 25000, false);
-		}
+		came(&c, &even, 1, 1000);
+		for (j = 0; i % 3 == 0 && j < 5; j++)
+			came(&c, &atk[j], 1, 5000);
 		now += p.period_ns;
 	}
 	dfs_cpr_tick(&c, &p, now);
-	dfs_cpr_packet(&c, &atk);
+	for (j = 0; j < 5; j++) {
+		dfs_cpr_packet(&c, &atk[j]);
+		CHECK(dfs_cpr_suspect(&c, &p, &atk[j], false),
+		      "attacker %d, CPR %u, not one", j,
+		      dfs_cpr_value(&atk[j]));
+	}
 	dfs_cpr_packet(&c, &even);
-	CHECK(dfs_cpr_suspect(&c, &p, &atk, false), "the attacker, CPR %u, not one",
-	      dfs_cpr_value(&atk));
 	CHECK(!dfs_cpr_suspect(&c, &p, &even, false), "the even flow, CPR %u, one",
 	      dfs_cpr_value(&even));
+}
+
+/*
+ * By surges, what the top flow of a period brought is not counted: a
+ * flow's own burst makes no surge.  At 10 Mbit/s and 10 ms periods
+ * (12500 bytes a period, a surge over 18750): a lone flow at three times
+ * the link's rate makes none, nor does a flood at twice it beside TCP at
+ * the link's rate; sixteen hosts in step at an eighth of it each, twice
+ * the link together, make one in each of their bursts.  Exactly
+ * surge_bytes beside the top flow is no surge, a byte more is one; and
+ * a top flow whose packets grew counts no more than came.
+ */
+static void test_surge_without_top_flow(void)
+{
+	struct dfs_cpr_flow lone, flood, tcp, atk[16], a, b;
+	struct dfs_cpr_clock c;
+	struct dfs_cpr_params p = surges_at_10mbit(&c);
+	u64 now = 0;
+	int i, j;
+
+	dfs_cpr_flow_init(&c, &lone);
+	for (i = 0; i < 300; i++) {	/* 3 s, 25 x 1500 bytes a period */
+		dfs_cpr_tick(&c, &p, now);
+		came(&c, &lone, 25, 1500);
+		now += p.period_ns;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	dfs_cpr_packet(&c, &lone);
+	CHECK(c.surges == 300 && c.congested == 0,
+	      "a lone flow: %llu surges, %llu congested",
+	      (unsigned long long)c.surges, (unsigned long long)c.congested);
+	CHECK(dfs_cpr_value(&lone) == 0 && c.tau == p.tau_max,
+	      "a lone flow's CPR %u, tau %u", dfs_cpr_value(&lone), c.tau);
+
+	dfs_cpr_flow_init(&c, &flood);
+	dfs_cpr_flow_init(&c, &tcp);
+	for (i = 0; i < 300; i++) {	/* 25000 and 12500 a period */
+		dfs_cpr_tick(&c, &p, now);
+		came(&c, &flood, 20, 1250);
+		came(&c, &tcp, 10, 1250);
+		now += p.period_ns;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	dfs_cpr_packet(&c, &tcp);
+	CHECK(c.congested == 0, "a flood beside TCP: %llu congested",
+	      (unsigned long long)c.congested);
+	CHECK(dfs_cpr_value(&tcp) == 0 && tcp.packets == 3000,
+	      "TCP beside a flood: CPR %u of %u", dfs_cpr_value(&tcp),
+	      tcp.packets);
+
+	for (j = 0; j < 16; j++)
+		dfs_cpr_flow_init(&c, &atk[j]);
+	for (i = 0; i < 1500; i++) {	/* a burst one period in three */
+		dfs_cpr_tick(&c, &p, now);
+		for (j = 0; i % 3 == 0 && j < 16; j++)
+			came(&c, &atk[j], 1, 1562);
+		now += p.period_ns;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(c.congested == 500, "16 hosts in step: %llu congested",
+	      (unsigned long long)c.congested);
+	for (j = 0; j < 16; j++) {
+		dfs_cpr_packet(&c, &atk[j]);
+		CHECK(dfs_cpr_value(&atk[j]) == ONE &&
+		      dfs_cpr_suspect(&c, &p, &atk[j], false),
+		      "host %d of 16: CPR %u, not a suspect", j,
+		      dfs_cpr_value(&atk[j]));
+	}
+
+	dfs_cpr_flow_init(&c, &a);
+	dfs_cpr_flow_init(&c, &b);
+	came(&c, &a, 1, 18750);
+	came(&c, &b, 1, 20000);
+	now += p.period_ns;
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(!dfs_cpr_was_congested(&c, c.cur - 1), "surge_bytes a surge");
+	came(&c, &a, 1, 18751);
+	came(&c, &b, 1, 20000);
+	now += p.period_ns;
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(dfs_cpr_was_congested(&c, c.cur - 1), "a byte more, no surge");
+	/* a's second packet is long: 2 x 30000 against 30100 that came */
+	came(&c, &a, 1, 100);
+	came(&c, &a, 1, 30000);
+	now += p.period_ns;
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(!dfs_cpr_was_congested(&c, c.cur - 1) &&
+	      dfs_cpr_was_surge(&c, c.cur - 1), "a grown top flow");
 }
 
 /* A held flow that backs off is judged afresh: nothing counted. */
@@ -635,6 +758,7 @@ int main(void)
 	TEST(test_surge_signal);
 	TEST(test_own_drops_are_not_surges);
 	TEST(test_surge_judged_against_link);
+	TEST(test_surge_without_top_flow);
 	TEST(test_backed_off);
 	TEST(test_idle_before);
 	return unit_summary("cpr_test");

@@ -15,7 +15,10 @@
  *     cpr_signal surges over DFS_CPR_SURGE_MIN_BYTES, kept across a
  *     change of the parameters;
  *   - with cpr_signal surges, a period is congested exactly when the
- *     bytes admitted (not held) in it make a surge, whatever was dropped;
+ *     bytes that came in it, held ones too, less the most one flow
+ *     brought (its packets in the period, at most 127, times the length
+ *     of its packet then; no more than came), make a surge, whatever was
+ *     dropped;
  *   - each flow's counts are the reference's, packet by packet counted in
  *     the period they came in (at most 127 a period), as congested if the
  *     period was, or was a surge while the flow was held in it; both
@@ -114,7 +117,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_cpr_params p = {};
 	struct dfs_cpr_clock c;
 	u64 now, start, periods = 0, congested = 0, surges = 0;
-	u64 rate = 0, arrived = 0, admitted = 0;
+	u64 rate = 0, arrived = 0, top = 0;
 	u32 cur = 0, tau, i, j, window, recent;
 	int ops = 0;
 
@@ -151,11 +154,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 					surges++;
 				}
 				if (p.signal == TC_DFS_CPR_SIGNAL_SURGES)
-					hist[cur] = admitted >
+					hist[cur] = arrived -
+						    (top < arrived ? top : arrived) >
 						    ref_surge_bytes(rate, &p);
 				cong = hist[cur];
 				arrived = 0;
-				admitted = 0;
+				top = 0;
 				periods++;
 				congested += cong;
 				if (!p.adaptive)
@@ -175,7 +179,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			FUZZ_ASSERT(c.periods == periods &&
 				    c.congested == congested &&
 				    c.surges == surges && c.arrived == arrived &&
-				    c.admitted == admitted);
+				    c.top == top);
 			FUZZ_ASSERT(c.tau == tau);
 			if (p.adaptive)
 				FUZZ_ASSERT(c.tau >= p.tau_min &&
@@ -203,14 +207,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			dfs_cpr_link(&c, &p, rate);
 			FUZZ_ASSERT(c.surge_bytes ==
 				    ref_surge_bytes(rate, &p));
-		} else if (op < 148) {	/* bytes come, queued or held */
+		} else if (op < 148) {	/* bytes of flow op % FLOWS come */
 			u32 len = get(&in, 2);
-			bool held = op & 1;
+			u64 brought = (u64)rf[op % FLOWS].pending * len;
 
-			dfs_cpr_arrive(&c, len, held);
+			dfs_cpr_arrive(&c, &f[op % FLOWS], len);
 			arrived += len;
-			if (!held)
-				admitted += len;
+			if (brought > top)
+				top = brought;
 		} else if (op < 152) {	/* the flow's packet is held */
 			dfs_cpr_hold(&f[op % FLOWS]);
 			rf[op % FLOWS].held = true;
