@@ -37,6 +37,10 @@
 # The kernel the VM boots: Debian's linux-image-amd64 6.1.
 TEST_KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$$' | sort -V | tail -n 1)
 
+# Jobs for the builds and the fuzzers; a make run with -j shares its own.
+JOBS ?= $(shell nproc)
+PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 KERNEL ?=
 KERNELS := $(shell tools/kernels.sh names)
 # "make check" runs the selftests on a second kernel of the matrix too:
@@ -74,7 +78,7 @@ all: modules
 
 modules: kernel-known
 ifeq ($(KERNEL),)
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) $(PAR) -C $(KDIR) M=$(CURDIR) modules
 else
 	tools/build-modules.sh $(KDIR) $(MODDIR)
 endif
@@ -85,7 +89,7 @@ TEST_DRIVERS := pushback peekdrop
 test-modules: modules
 ifeq ($(KERNEL),)
 	for d in $(TEST_DRIVERS); do \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/drivers/$$d modules || exit 1; done
+		$(MAKE) $(PAR) -C $(KDIR) M=$(CURDIR)/selftests/drivers/$$d modules || exit 1; done
 endif
 
 # A KERNEL that is not installed fails here, with what to do.
@@ -104,7 +108,7 @@ kernels:
 
 build-kernels:
 	for k in $(KERNELS); do \
-		tools/build-modules.sh $$(tools/kernels.sh kdir $$k) \
+		JOBS=$(JOBS) tools/build-modules.sh $$(tools/kernels.sh kdir $$k) \
 			build/modules/$$(tools/kernels.sh kver $$k) || exit 1; \
 	done
 
@@ -120,11 +124,11 @@ check-tc-patches:
 	tools/tc-patches.sh --check
 
 unit:
-	$(MAKE) -C selftests/unit run
+	$(MAKE) $(PAR) -C selftests/unit run
 
 # libFuzzer harnesses of the algorithm cores, FUZZ_TIME seconds each
 fuzz:
-	$(MAKE) -C selftests/unit fuzz
+	$(MAKE) $(PAR) -C selftests/unit fuzz
 
 # TDC=1: tdc too, first, in the same boot (make check).
 selftests: test-modules tc

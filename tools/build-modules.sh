@@ -5,8 +5,8 @@
 #
 # Build the four modules (and the selftests' test device) against the
 # kernel tree KDIR from a copy of their sources in OUTDIR, with W=1, and
-# fail on any warning of the
-# compiler or of modpost: every kernel of the matrix builds warning-free.
+# fail on any warning of the compiler or of modpost: every kernel of the
+# matrix builds warning-free.  JOBS (default: the CPUs) jobs at a time.
 # The copy keeps the objects of one kernel away from another's (and from
 # the worktree's own, which "make" builds for the test kernel); cp -p keeps
 # the files' times, so kbuild stays incremental.
@@ -31,9 +31,10 @@ done < <(source_files "$REPO" Kbuild compat sch_dfs sch_stfq cls_lrufq sch_hisha
 
 # The modules, then the selftests' test device and qdisc (never installed).
 log=$OUT/build.log
-if ! { make -C "$KDIR" M="$OUT" W=1 modules &&
-       make -C "$KDIR" M="$OUT/selftests/drivers/pushback" W=1 modules &&
-       make -C "$KDIR" M="$OUT/selftests/drivers/peekdrop" W=1 modules; } > "$log" 2>&1; then
+jobs=-j${JOBS:-$(nproc)}
+if ! { make "$jobs" -C "$KDIR" M="$OUT" W=1 modules &&
+       make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/pushback" W=1 modules &&
+       make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/peekdrop" W=1 modules; } > "$log" 2>&1; then
 	cat "$log" >&2
 	echo "build-modules: FAIL: the build against $KDIR failed" >&2
 	exit 1
