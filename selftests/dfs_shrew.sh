@@ -7,18 +7,18 @@
 # its fair share, so DFS's rate test never lists it; its CPR does.
 #
 # Through DFS with "cpr adaptive" (dfs-fq-cprs of tools/lablib/qdiscs.py:
-# 10 ms periods, tau_min 0.6, 128 packets before a verdict, congestion
+# 10 ms periods, tau_min 0.6, 64 packets before a verdict, congestion
 # by surges, the settings the lab chose for a 10 Mbit/s link; with drops
 # as the signal, dfs-fq-cpr10, the attackers were held on one machine
 # and came and went with each burst on another) TCP must keep at least
 # 90% of its goodput without the attack (scenario 6n, the attackers
 # silent, run first with the same qdisc), at least 12 of the 16 attackers
 # must be listed while the attack runs and no TCP host ever for its CPR
-# (one listed for its rate, by Algorithm 3 before CPR holds the
-# attackers, is reported: dfs_flood and lab_classify judge that test);
-# and pfifo, run beside it under the same attack, must leave TCP less
-# (proof that the attack works).  The tables land in
-# build/lab-check/scenario6{,n}/.
+# (one listed for its rate, by Algorithm 3 in the attack's first two
+# seconds, while the attackers count in the fair rate's n, is reported:
+# dfs_flood and lab_classify judge that test); and pfifo, run beside it
+# under the same attack, must leave TCP less (proof that the attack
+# works).  The tables land in build/lab-check/scenario6{,n}/.
 
 source "$(dirname "$0")/lib.sh"
 

@@ -463,10 +463,11 @@ def check_shrew(scn, raw, kind, runs=None, baseline=None):
     with the same qdisc), at least 3 in 4 attackers are listed while the
     attack runs, no other flow ever is for its CPR; and pfifo, run beside
     it under the same attack, leaves TCP less (the attack works).  A host
-    listed for its rate (Algorithm 3, before CPR holds the attackers and
-    while they count in the fair rate's n) is reported, not judged here:
-    CPR is what this checks, and dfs_flood and lab_classify judge the
-    rate test."""
+    listed for its rate is reported, not judged: Algorithm 3 lists one
+    now and then in the attack's first two seconds, before CPR holds the
+    attackers, while they count whole in the fair rate's n (README,
+    "Low-rate attacks: CPR"); dfs_flood and lab_classify judge the rate
+    test."""
     if not baseline or kind not in baseline:
         print("FAIL: %s: %s: no baseline run of it (--baseline)"
               % (scn.name, kind))
