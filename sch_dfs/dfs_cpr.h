@@ -73,10 +73,10 @@
  * latest, O(1) and no more state; the packets stop at
  * DFS_CPR_PENDING_MAX, so where a period holds more of them at the
  * link's rate (1 ms periods from about 1 Gbit/s), a lone flow's burst
- * past that is a surge again.  A lone pulsing host is left to Algorithm 3: to hurt TCP
- * its bursts alone must pass the link's rate, so its mean rate is over a
- * fair share wherever a few flows share the link; the paper's signal
- * (cpr_signal drops) still sees it.
+ * past that is a surge again.  A lone pulsing host is left to Algorithm
+ * 3: to hurt TCP its bursts alone must pass the link's rate, so its mean
+ * rate is over a fair share wherever a few flows share the link; the
+ * paper's signal (cpr_signal drops) still sees it.
  *
  * By surges, a flow over tau is also judged against the link: it is a
  * suspect only if the share of its packets sent in calm periods is under
