@@ -147,8 +147,8 @@ def scenario3(short):
 
 def hog_scenario(name, title, hog, checks, secs=31, warmup=10):
     """Issue 13's setting: HOG (host 1) beside 7 hosts with one TCP
-    connection each, 5 ms access links, measured from 10 s over four whole
-    5 s windows."""
+    connection each, 5 ms access links, SECS long, measured from WARMUP
+    (by default from 10 s over four whole 5 s windows)."""
     flows = [hog] + [Flow(h, "tcp", TCP) for h in range(2, 9)]
     return Scenario(name, title, secs, warmup, flows,
                     delays={h: 5 for h in range(1, 9)}, jain_by_host=True,
