@@ -45,6 +45,7 @@ struct dfs_meter {
 	u64	busy_ns;	/* time with a backlog in this epoch */
 	u64	deq_bytes;	/* bytes sent in this epoch */
 	u64	deq_rate;	/* link rate: bytes/s sent while busy */
+	bool	one_queue;	/* sched fifo: the flows share one queue */
 };
 
 enum dfs_verdict {

@@ -703,6 +703,13 @@ static void dfs_flows_destroy(struct Qdisc *sch)
 	q->prune_active = false;
 }
 
+/* The meter starts over; a loss makes a flow whole in one queue only. */
+static void dfs_meter_start(struct dfs_sched_data *q, u64 now)
+{
+	dfs_meter_init(&q->meter, now);
+	q->meter.one_queue = !dfs_fq_mode(q);
+}
+
 static void dfs_reset(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
@@ -711,7 +718,7 @@ static void dfs_reset(struct Qdisc *sch)
 	qdisc_reset_queue(sch);
 	sch->qstats.backlog = 0;	/* qdisc_reset_queue leaves it */
 	q->memory_used = 0;
-	dfs_meter_init(&q->meter, ktime_get_ns());
+	dfs_meter_start(q, ktime_get_ns());
 	q->wfs_ewma = q->params.limit;
 }
 
@@ -1264,6 +1271,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->prune_ms, c.prune_ms);
 	WRITE_ONCE(q->ecn, c.ecn);
 	WRITE_ONCE(q->sched, c.sched);
+	q->meter.one_queue = !dfs_fq_mode(q);
 	WRITE_ONCE(q->fq_params.quantum, c.quantum);
 	WRITE_ONCE(q->target_us, c.target_us);
 	WRITE_ONCE(q->interval_us, c.interval_us);
@@ -1344,7 +1352,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	}
 	dfs_flow_init(&q->overflow.flow, p, now);
 	dfs_cpr_flow_init(&q->cpr_clock, &q->overflow.flow.cpr);
-	dfs_meter_init(&q->meter, now);
+	dfs_meter_start(q, now);
 
 	if (opt) {
 		err = dfs_change(sch, opt, extack);

@@ -13,12 +13,10 @@
 # and came and went with each burst on another) TCP must keep at least
 # 90% of its goodput without the attack (scenario 6n, the attackers
 # silent, run first with the same qdisc), at least 12 of the 16 attackers
-# must be listed while the attack runs and no TCP host ever for its CPR
-# (one listed for its rate, by Algorithm 3 in the attack's first two
-# seconds, while the attackers count in the fair rate's n, is reported:
-# dfs_flood and lab_classify judge that test); and pfifo, run beside it
-# under the same attack, must leave TCP less (proof that the attack
-# works).  The tables land in build/lab-check/scenario6{,n}/.
+# must be listed while the attack runs and no TCP host ever, for its CPR
+# or for its rate; and pfifo, run beside it under the same attack, must
+# leave TCP less (proof that the attack works).  The tables land in
+# build/lab-check/scenario6{,n}/.
 
 source "$(dirname "$0")/lib.sh"
 

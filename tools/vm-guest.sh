@@ -58,6 +58,8 @@ elif [ -x "$REPO/build/tc/bin/tc" ]; then
 fi
 [ -d "$REPO/build/tc" ] && export TC_LIB_DIR="$REPO/build/tc/lib"
 export REPO
+# matplotlib's font list, built on the host (vm-run.sh)
+export MPLCONFIGDIR=$REPO/build/mplconfig
 
 # --- load our modules (dependencies first) ---------------------------------
 modname() { modinfo -F name "$1" 2>/dev/null || basename "$1" .ko | tr - _; }

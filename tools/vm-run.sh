@@ -150,6 +150,11 @@ mkdir -p "$REPO/build" "$REPO/results"
 # here, or every interpreter there compiles them again on the emulated
 # CPU (the guest runs the host's own python3).
 python3 -m compileall -q "$REPO/tools" >/dev/null 2>&1 || true
+# The same for matplotlib's list of fonts (tools/bench/report.py): kept
+# in build/mplconfig, which the guest reads (vm-guest.sh); without it the
+# guest builds it again in a temporary directory in every boot.
+MPLCONFIGDIR=$REPO/build/mplconfig /usr/bin/python3 -c \
+	'import matplotlib.font_manager' >/dev/null 2>&1 || true
 cat "$TMP/out.fifo" & out_pid=$!
 cat "$TMP/console.fifo" > "$TMP/console.log" & con_pid=$!
 timeout --kill-after=30 "$TIMEOUT" \

@@ -169,7 +169,8 @@ static u64 meter_epoch(const struct dfs_params *p, struct dfs_meter *m,
  * probe counts for almost nothing, the UDP flows, at over half of it,
  * whole.  And one FIFO under a flood: TCP squeezed to a tenth of its
  * share still counts whole, because it loses packets, so the flood's
- * fair rate stays link / n.
+ * fair rate stays link / n.  With a queue per flow (sched fq) a loss
+ * does not: the flows that back off are light.
  */
 static void test_meter_weights(void)
 {
@@ -203,12 +204,15 @@ static void test_meter_weights(void)
 	      (unsigned long long)dfs_flow_bitrate(&tcp[0]),
 	      (unsigned long long)fair);
 
-	/* a flood at the link rate, 5 TCP flows squeezed to 0.1 Mbit/s */
+	/* sched fifo: a flood at the link rate, 5 TCP flows squeezed to
+	 * 0.1 Mbit/s in the one queue
+	 */
 	dfs_flow_set_bitrate(&flood, link);
 	s1[5] = &flood;
 	for (i = 0; i < 5; i++)
 		dfs_flow_set_bitrate(&tcp[i], 12500);
 	dfs_meter_init(&m, 0);
+	m.one_queue = true;
 	m.deq_rate = link;
 	for (e = 1; e <= 8; e++) {
 		for (i = 0; i < 5; i++) {
@@ -226,6 +230,24 @@ static void test_meter_weights(void)
 	/* the same flows, losing nothing: they are light, the flood alone */
 	CHECK(dfs_meter_active(&m) == 1, "light flows: n %u",
 	      dfs_meter_active(&m));
+
+	/* sched fq: losses do not make a flow whole.  Five TCP hosts backing
+	 * off after an attack's burst (0.1 Mbit/s, each losing packets) and
+	 * one that took the link they left: it is alone over half its share.
+	 */
+	for (i = 0; i < 5; i++)
+		tcp[i].flags = 0;
+	dfs_flow_set_bitrate(&flood, link - 5 * 12500);
+	dfs_meter_init(&m, 0);
+	m.deq_rate = link;
+	for (e = 1; e <= 4; e++) {
+		for (i = 0; i < 5; i++)
+			dfs_flow_congested(&tcp[i]);
+		fair = meter_epoch(&p, &m, s1, 6, e, fair);
+	}
+	CHECK(dfs_meter_active(&m) == 1 && fair > link / 2,
+	      "backing off in their own queues: n %u, fair %llu",
+	      dfs_meter_active(&m), (unsigned long long)fair);
 }
 
 static void test_bitrate(void)

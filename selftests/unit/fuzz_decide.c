@@ -98,15 +98,15 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 }
 
 /*
- * A flow's weight in n: whole when not measured, when it lost a packet to
- * congestion in this window or the last, or from half the fair rate on;
- * else 2 br / fair of a flow, rounded down.
+ * A flow's weight in n: whole when not measured, in one queue when it
+ * lost a packet to congestion in this window or the last, or from half
+ * the fair rate on; else 2 br / fair of a flow, rounded down.
  */
-static u64 ref_weight(const struct dfs_flow *f, u64 fair)
+static u64 ref_weight(const struct dfs_flow *f, u64 fair, bool one_queue)
 {
 	u64 br = (u64)f->bitrate * 8;	/* stored in 8 bytes/s */
 
-	if (!br || (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV)) ||
+	if (!br || (one_queue && (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV))) ||
 	    (u128)br * 2 >= (u128)fair - fair % 2)
 		return DFS_METER_ONE;
 	return (u128)br * 2 * DFS_METER_ONE / fair;
@@ -158,6 +158,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	now = get(&in, 6);
 	dfs_meter_init(&m, now);
+	m.one_queue = get(&in, 1) & 1;
 	dfs_flow_init(&f, &p, now);
 	ewma = p.limit;
 
@@ -207,7 +208,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			dfs_meter_seen(&m, &f, fair);
 			if ((f.epoch & 1) && f.epoch != was)
 				FUZZ_ASSERT(m.cur_active - old_w ==
-					    ref_weight(&f, fair));
+					    ref_weight(&f, fair, m.one_queue));
 			else
 				FUZZ_ASSERT(m.cur_active == old_w);
 			break;
