@@ -171,16 +171,18 @@ check_err $? "backlog left after the flood: $(grep backlog <<<"$text" | xargs)"
 log_test "spoofed flood: backlog back to zero"
 
 # --- memory_limit ------------------------------------------------------------
-# memory_run MEMORY_LIMIT: the flood alone for 5 s; prints the most
-# queue_memory seen (a sample every 0.5 s), drop_overmemory, the most
-# packets queued.
+# memory_run MEMORY_LIMIT: the flood alone for 5 s from when pktgen runs;
+# prints the most queue_memory seen (a sample every 0.5 s),
+# drop_overmemory, the most packets queued, and the packets pktgen sent
+# (once, in CI, both runs saw nothing queued at all: the count tells a
+# flood that never ran from a limit that held).
 memory_run()
 {
 	local max=0 qmax=0 m q i
 
 	setup_bottleneck "$R_OUT" 10mbit dfs limit 1000000 flows 100000 \
 		memory_limit "$1" || return 1
-	pg_start r
+	pg_start r "$R_OUT"
 	for ((i = 0; i < 10; i++)); do
 		sleep 0.5
 		read -r m q <<<"$(dfs_json queue_memory qlen)"
@@ -188,14 +190,16 @@ memory_run()
 		[ "$q" -gt "$qmax" ] && qmax=$q
 	done
 	pg_stop r
-	echo "$max $(dfs_json drop_overmemory) $qmax"
+	echo "$max $(dfs_json drop_overmemory) $qmax $(pg_sent r "$R_OUT")"
 }
 
 RET=0
-read -r DMEM DDROP DQ <<<"$(memory_run 32mb)"
-log_info "memory_limit 32mb (default): queue_memory up to $DMEM bytes for $DQ packets, drop_overmemory $DDROP"
-read -r MEM DROP Q <<<"$(memory_run 256kb)"
-log_info "memory_limit 256kb: queue_memory up to $MEM bytes for $Q packets, drop_overmemory $DROP"
+read -r DMEM DDROP DQ DSENT <<<"$(memory_run 32mb)"
+log_info "memory_limit 32mb (default): queue_memory up to $DMEM bytes for $DQ packets, drop_overmemory $DDROP; pktgen sent $DSENT"
+read -r MEM DROP Q SENT <<<"$(memory_run 256kb)"
+log_info "memory_limit 256kb: queue_memory up to $MEM bytes for $Q packets, drop_overmemory $DROP; pktgen sent $SENT"
+[ "${SENT:-0}" -gt 0 ]
+check_err $? "pktgen sent nothing: $(pg_in r grep Result: "/proc/net/pktgen/$R_OUT")"
 [ "${MEM:--1}" -ge 0 ] && [ "$MEM" -le 262144 ]
 check_err $? "queue_memory $MEM above memory_limit 262144"
 [ "${DROP:-0}" -gt 0 ]

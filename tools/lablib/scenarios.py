@@ -204,6 +204,15 @@ def scenario5b(short):
                     "fair rate", secs, 5, flows)
 
 
+# Scenario 6, 6n and the sweeps: the kernel's qdiscs, and DFS without CPR,
+# with the paper's adaptive tau and its fixed ones (1 ms periods, drops as
+# the signal: the paper's CPR as it is), and with the lab's settings for
+# 10 Mbit/s (dfs-fq-cprs: 10 ms periods, surges as the signal).
+SHREW_QDISCS = ["pfifo", "red", "sfb", "fq_codel", "cake", "dfs-fq",
+                "dfs-fq-cpr", "dfs-fq-tau0.2", "dfs-fq-tau0.6",
+                "dfs-fq-tau0.8", "dfs-fq-cprs"]
+
+
 def shrew(name, title, rate, short, checks="", pulse=(0.3, 0.1)):
     """Issue 15's low-rate attack: 16 hosts each send RATE in bursts of
     PULSE's width every PULSE's period, all in step (scenario 6: at 1.25
@@ -216,8 +225,7 @@ def shrew(name, title, rate, short, checks="", pulse=(0.3, 0.1)):
     flows += [Flow(h, "tcp", TCP) for h in range(17, 25)]
     return Scenario(name, title, secs, 5, flows,
                     delays=mixed_delays(range(17, 25)), checks=checks,
-                    qdiscs=["pfifo", "red", "sfb", "fq_codel", "cake", "dfs",
-                            "dfs-cpr", "dfs-fq", "dfs-fq-cpr", "dfs-fq-cpr10"])
+                    qdiscs=SHREW_QDISCS)
 
 
 def scenario6(short):
@@ -271,7 +279,7 @@ def scenario6f(short):
                     delays=mixed_delays(range(1, 21)),
                     qdiscs=["dfs-fq", "dfs-fq-cpr", "dfs-fq-tau0.2",
                             "dfs-fq-tau0.6", "dfs-fq-tau0.8",
-                            "dfs-fq-cpr10"])
+                            "dfs-fq-cpr10", "dfs-fq-cprs"])
 
 
 def scenario7(short):
