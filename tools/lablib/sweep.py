@@ -21,7 +21,6 @@ sweep.png  Fig. 9's three panels (TCP normalised) over the attack's
            goodput, one line per qdisc
 """
 import csv
-import json
 import os
 import sys
 
@@ -40,30 +39,22 @@ FAMILIES = (
 
 
 def load(path):
-    try:
-        with open(os.path.join(path, "summary.json")) as f:
-            s = json.load(f)
-    except FileNotFoundError:
+    """The runs of PATH that did not fail, by qdisc, each with the hosts
+    DFS ever listed for their CPR (the rest of a row's 'marked' were
+    listed by Algorithm 3, for their rate); None if PATH has no runs."""
+    if not os.path.exists(os.path.join(path, "summary.json")):
         return None
-    rows = {r["qdisc"]: r for r in s["rows"] if not r.get("failed")}
-    for kind, r in rows.items():
-        r["cpr_hosts"] = cpr_hosts(os.path.join(path, "raw", kind + ".json"))
+    summary, _, runs = metrics.load(path)
+    rows = {}
+    for r in summary["rows"]:
+        if r.get("failed"):
+            continue
+        raw = runs.get(r["qdisc"]) or {}
+        r["cpr_hosts"] = {metrics.host_of(ip)
+                          for s in raw.get("samples", [])
+                          for ip in s.get("cpr", [])}
+        rows[r["qdisc"]] = r
     return rows
-
-
-def cpr_hosts(raw_path):
-    """Hosts DFS ever listed for their CPR (the rest of a row's 'marked'
-    were listed by Algorithm 3, for their rate)."""
-    try:
-        with open(raw_path) as f:
-            raw = json.load(f)
-    except (FileNotFoundError, ValueError):
-        return set()
-    hosts = set()
-    for s in raw.get("samples", []):
-        for ip in s.get("cpr", []):
-            hosts.add(metrics.host_of(ip))
-    return hosts
 
 
 def param(key, idx):
