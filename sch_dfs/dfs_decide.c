@@ -73,7 +73,9 @@ void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval)
 	m->busy_ns = 0;
 	/* After an idle gap the previous epoch saw nobody. */
 	m->prev_active = elapsed < 2 * interval ? m->cur_active : 0;
+	m->prev_dropped = elapsed < 2 * interval ? m->cur_dropped : 0;
 	m->cur_active = 0;
+	m->cur_dropped = 0;
 	m->deq_bytes = 0;
 	m->epoch++;
 	m->epoch_start = now;
@@ -140,23 +142,40 @@ static u32 dfs_flow_weight(const struct dfs_meter *m, const struct dfs_flow *f,
  * weight at that moment, once per epoch: one division per flow and epoch
  * at most, none per packet.
  */
-void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f, u64 fair_rate)
+static void dfs_meter_count(struct dfs_meter *m, struct dfs_flow *f,
+			    u64 fair_rate, u64 *count)
 {
 	u32 tag = m->epoch << 1;
 
 	if ((f->epoch | 1) == (tag | 1)) {
 		if (!(f->epoch & 1)) {		/* second packet this epoch */
 			f->epoch |= 1;
-			m->cur_active += dfs_flow_weight(m, f, fair_rate);
+			*count += dfs_flow_weight(m, f, fair_rate);
 		}
 		return;
 	}
 	if ((f->epoch | 1) == (((m->epoch - 1) << 1) | 1)) {
 		f->epoch = tag | 1;		/* sent in the previous epoch too */
-		m->cur_active += dfs_flow_weight(m, f, fair_rate);
+		*count += dfs_flow_weight(m, f, fair_rate);
 		return;
 	}
 	f->epoch = tag;				/* one packet: not yet */
+}
+
+void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f, u64 fair_rate)
+{
+	dfs_meter_count(m, f, fair_rate, &m->cur_active);
+}
+
+/*
+ * A packet of a flow DFS drops (malicious): the flow takes no part of the
+ * link, so it is not one of the n that share it, but it is counted apart
+ * for dfs_fair_rate_readmitted().
+ */
+void dfs_meter_seen_dropped(struct dfs_meter *m, struct dfs_flow *f,
+			    u64 fair_rate)
+{
+	dfs_meter_count(m, f, fair_rate, &m->cur_dropped);
 }
 
 /* The weight of the flows of this or the last epoch, the larger. */
@@ -179,6 +198,28 @@ u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m)
 	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
 
 	return mul_u64_u64_div_u64(rate, DFS_METER_ONE, dfs_meter_weight(m));
+}
+
+/*
+ * The fair rate a malicious flow is judged by: the link shared by the
+ * active flows and by the flows DFS drops, as if they were let in again.
+ * Judged by the active flows' fair rate alone, attackers cut together
+ * leave n, the fair rate rises by their share, and each is let go as soon
+ * as it sends under 1.5 times that: 5 attackers at twice the fair rate
+ * beside 10 other flows are at 1.33 times the fair rate of the 10, were
+ * let in again, made n 15, and were marked again, in turn every few
+ * seconds (the lab's scenario 2).  Let in, they would be at twice it.
+ * A lone flood is judged by the fair rate it was marked at, n + 1.
+ */
+u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
+			     const struct dfs_meter *m)
+{
+	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
+	u64 w = max(m->cur_active, m->prev_active) +
+		max(m->cur_dropped, m->prev_dropped);
+
+	return mul_u64_u64_div_u64(rate, DFS_METER_ONE,
+				   max_t(u64, w, DFS_METER_ONE));
 }
 
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now)

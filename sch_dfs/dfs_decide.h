@@ -40,6 +40,8 @@ struct dfs_meter {
 	u32	epoch;
 	u64	cur_active;	/* flows seen in this epoch, DFS_METER_ONE each */
 	u64	prev_active;	/* the same for the previous epoch */
+	u64	cur_dropped;	/* and flows DFS drops (malicious) */
+	u64	prev_dropped;
 	bool	busy;		/* the queue holds a packet, since busy_start */
 	u64	busy_start;	/* ns */
 	u64	busy_ns;	/* time with a backlog in this epoch */
@@ -62,8 +64,12 @@ void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval);
 void dfs_meter_busy(struct dfs_meter *m, u64 now);
 void dfs_meter_idle(struct dfs_meter *m, u64 now);
 void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f, u64 fair_rate);
+void dfs_meter_seen_dropped(struct dfs_meter *m, struct dfs_flow *f,
+			    u64 fair_rate);
 u32 dfs_meter_active(const struct dfs_meter *m);
 u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m);
+u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
+			     const struct dfs_meter *m);
 
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now);
 void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval);

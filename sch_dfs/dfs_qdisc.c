@@ -409,8 +409,13 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      dfs_meter_active(&q->meter));
 	q->wfs_ewma = dfs_wfs_ewma(q->wfs_ewma, wfs, p->beta);
 
-	fair_rate = dfs_fair_rate(p, &q->meter);
+	/* A flow DFS drops is judged, and weighed, by the fair rate it
+	 * would have if let in (dfs_fair_rate_readmitted()).
+	 */
 	flags = flow->flags;
+	fair_rate = flags & DFS_F_MALICIOUS ?
+		    dfs_fair_rate_readmitted(p, &q->meter) :
+		    dfs_fair_rate(p, &q->meter);
 	verdict = dfs_decide(p, flow, now, q->wfs_ewma, fair_rate);
 	dfs_cpr_judge(q, flow, now);
 	if (flags != flow->flags) {
@@ -419,9 +424,10 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	dfs_flow_place(q, flow);
 	/* A flow DFS drops takes no part of the link: not one of the n
-	 * that share it (Eq. 1's b / n, the fair rate).
+	 * that share it (Eq. 1's b / n, the fair rate), but counted apart.
 	 */
 	if (verdict == DFS_DROP) {
+		dfs_meter_seen_dropped(&q->meter, flow, fair_rate);
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}

@@ -556,6 +556,81 @@ static void test_backing_off_flow_unmarked(void)
 	      (unsigned long long)(t / MS));
 }
 
+/*
+ * Attackers cut together are judged as if let in again.  Scenario 2 of the
+ * lab once DFS cuts its attackers: 5 of them at twice link / 15, 5 UDP
+ * flows at link / 16, 5 TCP flows taking the rest, 10 Mbit/s.  Without
+ * the attackers n is 10 and the fair rate link / 10: an attacker sends
+ * 1.33 times that, under the 1.5 margin, and was let go, to be marked
+ * again once back in n.  Judged by the fair rate with the dropped flows
+ * (n 15), it is at twice that and stays cut; at 0.8 times its share it
+ * is let go.  dfs_meter_seen_dropped() counts apart from n; each flow is
+ * weighed by the fair rate it is judged by, as dfs_enqueue() does.
+ */
+static void readmitted_run(const struct dfs_params *p, u64 attack_rate,
+			   bool readmitted, int *marked, int *still)
+{
+	struct dfs_flow tcp[5] = {}, udp[5] = {}, atk[5] = {};
+	const u64 link = 1250000;	/* 10 Mbit/s in bytes/s */
+	u64 t, fair, judge;
+	struct dfs_meter m;
+	int i;
+
+	dfs_meter_init(&m, 0);
+	m.deq_rate = link;
+	for (i = 0; i < 5; i++) {
+		dfs_flow_init(&tcp[i], p, 0);
+		dfs_flow_init(&udp[i], p, 0);
+		dfs_flow_init(&atk[i], p, 0);
+		dfs_flow_set_bitrate(&udp[i], link / 16);
+		dfs_flow_set_bitrate(&tcp[i], (link - 5 * link / 16) / 5);
+	}
+	*marked = 0;
+	/* 100 packets a second per flow, each 1/100 of its rate */
+	for (t = 10 * MS; t < 20000 * MS; t += 10 * MS) {
+		dfs_meter_tick(&m, t, p->rate_interval_ns);
+		fair = dfs_fair_rate(p, &m);
+		for (i = 0; i < 5; i++) {
+			dfs_meter_seen(&m, &tcp[i], fair);
+			dfs_meter_seen(&m, &udp[i], fair);
+		}
+		for (i = 0; i < 5; i++) {
+			struct dfs_flow *f = &atk[i];
+			bool mal = f->flags & DFS_F_MALICIOUS;
+
+			dfs_flow_arrival(f, t, attack_rate / 100,
+					 p->rate_interval_ns);
+			judge = mal && readmitted ?
+				dfs_fair_rate_readmitted(p, &m) : fair;
+			f->backlog = mal ? 0 : 20000;
+			if (dfs_decide(p, f, t, 10000, judge) == DFS_DROP)
+				dfs_meter_seen_dropped(&m, f, judge);
+			else
+				dfs_meter_seen(&m, f, judge);
+			if (!mal && (f->flags & DFS_F_MALICIOUS))
+				(*marked)++;
+		}
+	}
+	for (*still = 0, i = 0; i < 5; i++)
+		*still += !!(atk[i].flags & DFS_F_MALICIOUS);
+}
+
+static void test_readmitted_fair_rate(void)
+{
+	struct dfs_params p = defaults();
+	const u64 share = 1250000 / 15;
+	int marked, still;
+
+	readmitted_run(&p, 2 * share, true, &marked, &still);
+	CHECK(marked == 5 && still == 5,
+	      "twice the share: %d marks, %d marked at the end", marked, still);
+	readmitted_run(&p, 2 * share, false, &marked, &still);
+	CHECK(marked > 5,
+	      "judged by n alone they come and go: %d marks", marked);
+	readmitted_run(&p, share * 8 / 10, true, &marked, &still);
+	CHECK(still == 0, "0.8 times the share: %d marked at the end", still);
+}
+
 int main(void)
 {
 	TEST(test_wfs);
@@ -575,5 +650,6 @@ int main(void)
 	TEST(test_trending_holds_share);
 	TEST(test_rate_step_per_window);
 	TEST(test_backing_off_flow_unmarked);
+	TEST(test_readmitted_fair_rate);
 	return unit_summary("decide_test");
 }

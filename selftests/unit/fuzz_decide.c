@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_params p = {};
 	struct dfs_flow f = {}, rf;
 	struct dfs_meter m;
-	u64 now, interval, deq_ref = 0, fair, rfair, old_w;
+	u64 now, interval, deq_ref = 0, fair, rfair, old_w, old_d, w, elapsed;
 	u64 busy_start = 0, busy_ns = 0;
 	bool busy = false;
 	u32 ewma, old, wfs, n, was;
@@ -204,13 +204,17 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			/* counted with the weight of its rate and losses */
 			fair = op & 0x20 ? get(&in, 8) : dfs_fair_rate(&p, &m);
 			old_w = m.cur_active;
+			old_d = m.cur_dropped;
 			was = f.epoch;
-			dfs_meter_seen(&m, &f, fair);
-			if ((f.epoch & 1) && f.epoch != was)
-				FUZZ_ASSERT(m.cur_active - old_w ==
-					    ref_weight(&f, fair, m.one_queue));
+			/* admitted, or dropped as malicious: counted apart */
+			if (op & 0x10)
+				dfs_meter_seen_dropped(&m, &f, fair);
 			else
-				FUZZ_ASSERT(m.cur_active == old_w);
+				dfs_meter_seen(&m, &f, fair);
+			w = (f.epoch & 1) && f.epoch != was ?
+			    ref_weight(&f, fair, m.one_queue) : 0;
+			FUZZ_ASSERT(m.cur_active - old_w == (op & 0x10 ? 0 : w));
+			FUZZ_ASSERT(m.cur_dropped - old_d == (op & 0x10 ? w : 0));
 			break;
 		case 1:		/* a departure: bytes for the meter */
 			len = get(&in, 4);
@@ -229,8 +233,19 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				busy_ns = 0;
 				busy_start = now;
 			}
+			old_w = m.cur_active;
+			old_d = m.cur_dropped;
+			was = m.epoch;
+			elapsed = now - m.epoch_start;
 			dfs_meter_tick(&m, now, interval);
 			FUZZ_ASSERT(m.deq_rate == rate);
+			if (m.epoch != was) {	/* a new epoch: this one's last */
+				FUZZ_ASSERT(!m.cur_active && !m.cur_dropped);
+				FUZZ_ASSERT(m.prev_active ==
+					    (elapsed < 2 * interval ? old_w : 0));
+				FUZZ_ASSERT(m.prev_dropped ==
+					    (elapsed < 2 * interval ? old_d : 0));
+			}
 			if (!m.deq_bytes)
 				deq_ref = 0;
 			break;
@@ -268,6 +283,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				max(max(m.cur_active, m.prev_active),
 				    (u64)DFS_METER_ONE);
 			FUZZ_ASSERT(fair == rfair);
+			/* with the dropped flows let in again */
+			rfair = (u128)(p.bandwidth ? p.bandwidth : m.deq_rate) *
+				DFS_METER_ONE /
+				max(max(m.cur_active, m.prev_active) +
+				    max(m.cur_dropped, m.prev_dropped),
+				    (u64)DFS_METER_ONE);
+			FUZZ_ASSERT(dfs_fair_rate_readmitted(&p, &m) == rfair);
+			if (f.flags & DFS_F_MALICIOUS && op & 0x10)
+				fair = rfair;	/* as enqueue judges it */
 			if (op & 0x20)	/* or any fair rate at all */
 				fair = get(&in, 8);
 			rf = f;
