@@ -184,6 +184,16 @@ static u64 dfs_meter_weight(const struct dfs_meter *m)
 	return max_t(u64, max(m->cur_active, m->prev_active), DFS_METER_ONE);
 }
 
+/* The link rate shared by flows of weight @weight (at least one flow). */
+static u64 dfs_link_share(const struct dfs_params *p,
+			  const struct dfs_meter *m, u64 weight)
+{
+	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
+
+	return mul_u64_u64_div_u64(rate, DFS_METER_ONE,
+				   max_t(u64, weight, DFS_METER_ONE));
+}
+
 /* n, rounded to the nearest whole flow, at least one (Eq. 1, the dump). */
 u32 dfs_meter_active(const struct dfs_meter *m)
 {
@@ -195,9 +205,7 @@ u32 dfs_meter_active(const struct dfs_meter *m)
 /* fair_bitrate of Algorithm 3: the link rate shared by the active flows. */
 u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m)
 {
-	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
-
-	return mul_u64_u64_div_u64(rate, DFS_METER_ONE, dfs_meter_weight(m));
+	return dfs_link_share(p, m, dfs_meter_weight(m));
 }
 
 /*
@@ -214,12 +222,8 @@ u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m)
 u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
 			     const struct dfs_meter *m)
 {
-	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
-	u64 w = max(m->cur_active, m->prev_active) +
-		max(m->cur_dropped, m->prev_dropped);
-
-	return mul_u64_u64_div_u64(rate, DFS_METER_ONE,
-				   max_t(u64, w, DFS_METER_ONE));
+	return dfs_link_share(p, m, max(m->cur_active, m->prev_active) +
+				    max(m->cur_dropped, m->prev_dropped));
 }
 
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now)
