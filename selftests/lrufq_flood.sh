@@ -3,10 +3,14 @@
 #
 # LRU-FQ against two UDP floods: 8 TCP flows and 2 UDP flows each sending
 # at the full link rate, through a 10 Mbit/s bottleneck.  With pfifo the
-# floods take the link (TCP under 15%).  With stfq and the lrufq filter the
-# cache finds the two floods and sends them to the high class: with
-# high:low weights 1:1 the TCP flows together get at least 40% of the
-# link, with 1:3 at least 60%.
+# floods take the link: TCP gets under a quarter of it, where an even split
+# of the 10 flows would give it 80%.  That is the control, proof that the
+# attack works; TCP's share there varies with how tail drop meets its
+# bursts (0.075 to 0.159 measured), so the bound leaves room below the 40%
+# LRU-FQ must reach.  With stfq and the lrufq filter the cache finds the
+# two floods and sends them to the high class: with high:low weights 1:1
+# the TCP flows together get at least 40% of the link, with 1:3 at least
+# 60%.
 
 source "$(dirname "$0")/lrufq_scenario.sh"
 
@@ -24,8 +28,8 @@ check_err $? "pfifo setup"
 lrufq_run "$OUT/pfifo" "$SECS" $NUDP
 check_err $? "traffic did not run"
 lrufq_summary "$OUT/pfifo" pfifo
-awk -v s="$SHARE" 'BEGIN { exit !(s < 0.15) }'
-check_err $? "with pfifo TCP got $SHARE of the link, not under 0.15"
+awk -v s="$SHARE" 'BEGIN { exit !(s < 0.25) }'
+check_err $? "with pfifo TCP got $SHARE of the link, not under 0.25"
 log_test "pfifo: two UDP floods take the link (TCP share $SHARE)"
 
 for w in "1 1 0.40" "3 1 0.60"; do
