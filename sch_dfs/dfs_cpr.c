@@ -44,6 +44,21 @@ static u32 dfs_cpr_clear(u64 *ring, u32 first, u64 n)
 	return set;
 }
 
+/* The defaults, the paper's (Kieu et al., Fig. 7): fixed tau 0.6. */
+void dfs_cpr_params_init(struct dfs_cpr_params *p)
+{
+	*p = (struct dfs_cpr_params){
+		.period_ns	= NSEC_PER_MSEC,
+		.tau		= TC_DFS_ONE * 3 / 5,
+		.alpha		= TC_DFS_ONE * 6 / 100,
+		.beta		= TC_DFS_ONE * 15 / 1000,
+		.tau_min	= TC_DFS_ONE / 5,
+		.tau_max	= TC_DFS_ONE * 4 / 5,
+		.min_packets	= 16,
+		.signal		= TC_DFS_CPR_SIGNAL_DROPS,
+	};
+}
+
 void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now)
 {

@@ -176,6 +176,7 @@ struct dfs_cpr_flow {
 	u32	packets:12;	/* counted packets */
 };
 
+void dfs_cpr_params_init(struct dfs_cpr_params *p);
 void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now);
 void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,

@@ -226,6 +226,23 @@ u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
 				    max(m->cur_dropped, m->prev_dropped));
 }
 
+/* The defaults: Table 2 of the paper, the bandwidth measured. */
+void dfs_params_init(struct dfs_params *p)
+{
+	*p = (struct dfs_params){
+		.limit		= 1024 * 1024,
+		.max_th		= TC_DFS_ONE,
+		.min_th		= 0,
+		.delta_i	= TC_DFS_ONE / 25,	/* 0.04 */
+		.delta_d	= TC_DFS_ONE / 25,	/* 0.04 */
+		.tolerance	= 3,
+		.beta		= TC_DFS_ONE / 20,	/* 0.05 */
+		.freeze_ns	= 10 * NSEC_PER_MSEC,
+		.rate_interval_ns = 100 * NSEC_PER_MSEC,
+		.bandwidth	= 0,
+	};
+}
+
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now)
 {
 	f->pm = p->min_th;

@@ -71,6 +71,7 @@ u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m);
 u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
 			     const struct dfs_meter *m);
 
+void dfs_params_init(struct dfs_params *p);
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now);
 void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval);
 /* A packet of @f was dropped or CE marked to signal congestion. */

@@ -67,13 +67,11 @@
 #include "dfs_decide.h"
 #include "dfs_fq.h"
 
-#define DFS_DEFAULT_LIMIT	(1024 * 1024)
 #define DFS_DEFAULT_MEMORY	SZ_32M		/* fq_codel's memory_limit */
 #define DFS_DEFAULT_FLOWS	65536
 #define DFS_DEFAULT_ORDER	32
 #define DFS_DEFAULT_CACHE	32
 #define DFS_DEFAULT_PRUNE_MS	(3600 * MSEC_PER_SEC)	/* Table 2: 1 h */
-#define DFS_DEFAULT_RATE_US	(100 * USEC_PER_MSEC)
 
 #define DFS_LIMIT_MIN		1024
 #define DFS_LIMIT_MAX		SZ_1G
@@ -93,14 +91,6 @@
 #define DFS_DEFAULT_INTERVAL_US	(100 * USEC_PER_MSEC)
 #define DFS_QUANTUM_MIN		256
 #define DFS_QUANTUM_MAX		SZ_1M
-/* CPR, the paper's (Kieu et al., Fig. 7) */
-#define DFS_CPR_PERIOD_US	USEC_PER_MSEC
-#define DFS_CPR_TAU		(TC_DFS_ONE * 3 / 5)	/* fixed: 0.6 */
-#define DFS_CPR_ALPHA		(TC_DFS_ONE * 6 / 100)
-#define DFS_CPR_BETA		(TC_DFS_ONE * 15 / 1000)
-#define DFS_CPR_TAU_MIN		(TC_DFS_ONE / 5)
-#define DFS_CPR_TAU_MAX		(TC_DFS_ONE * 4 / 5)
-#define DFS_CPR_MIN_PACKETS	16
 /* A long-lived flow keeps at least this many counted (dfs_cpr.h) */
 #define DFS_CPR_MIN_PACKETS_MAX	((DFS_CPR_PACKETS_MAX + 1) / 2)
 
@@ -1310,17 +1300,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->sch = sch;
 	timer_setup(&q->prune_timer, dfs_prune_timer, TIMER_DEFERRABLE);
 
-	/* Table 2 of the paper */
-	p->limit = DFS_DEFAULT_LIMIT;
-	p->max_th = TC_DFS_ONE;
-	p->min_th = 0;
-	p->delta_i = TC_DFS_ONE / 25;		/* 0.04 */
-	p->delta_d = TC_DFS_ONE / 25;		/* 0.04 */
-	p->freeze_ns = 10 * NSEC_PER_MSEC;
-	p->tolerance = 3;
-	p->beta = TC_DFS_ONE / 20;		/* 0.05 */
-	p->rate_interval_ns = DFS_DEFAULT_RATE_US * NSEC_PER_USEC;
-	p->bandwidth = 0;
+	dfs_params_init(p);
 	q->prune_ms = DFS_DEFAULT_PRUNE_MS;
 	q->flows_max = DFS_DEFAULT_FLOWS;
 	q->memory_limit = DFS_DEFAULT_MEMORY;
@@ -1338,16 +1318,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->fq_params.ecn = q->ecn;
 	q->flow_cachep = dfs_flow_fq_cachep;
 	q->cpr_mode = TC_DFS_CPR_OFF;
-	q->cpr_params = (struct dfs_cpr_params){
-		.period_ns	= DFS_CPR_PERIOD_US * NSEC_PER_USEC,
-		.tau		= DFS_CPR_TAU,
-		.alpha		= DFS_CPR_ALPHA,
-		.beta		= DFS_CPR_BETA,
-		.tau_min	= DFS_CPR_TAU_MIN,
-		.tau_max	= DFS_CPR_TAU_MAX,
-		.min_packets	= DFS_CPR_MIN_PACKETS,
-		.signal		= TC_DFS_CPR_SIGNAL_DROPS,
-	};
+	dfs_cpr_params_init(&q->cpr_params);
 	dfs_cpr_init(&q->cpr_clock, &q->cpr_params, now);
 
 	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
