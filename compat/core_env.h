@@ -19,6 +19,7 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/math64.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/time64.h>

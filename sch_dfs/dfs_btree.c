@@ -15,11 +15,22 @@
  */
 #include "dfs_btree.h"
 
+/*
+ * A node is one allocation: its header and 2t - 1 tags, then 2t - 1 flow
+ * pointers, then (internal nodes only) 2t children.  The header and the
+ * tags take 8t bytes, so the pointers are aligned; a binary search reads
+ * the tags and dereferences the one flow whose tag matches.
+ */
 struct dfs_btree_node {
 	u16		nkeys;
 	u16		leaf;
-	/* 2t - 1 items, then (internal nodes only) 2t children */
-	struct dfs_flow	*item[];
+	u32		tag[];
+};
+
+/* A key being searched for, with its tag computed once. */
+struct dfs_btree_key {
+	const struct flowkey	*key;
+	u32			tag;
 };
 
 static inline u32 dfs_btree_max(const struct dfs_btree *bt)
@@ -27,85 +38,153 @@ static inline u32 dfs_btree_max(const struct dfs_btree *bt)
 	return 2 * bt->order - 1;
 }
 
+static inline struct dfs_flow **
+dfs_btree_items(const struct dfs_btree *bt, const struct dfs_btree_node *n)
+{
+	return (struct dfs_flow **)&n->tag[dfs_btree_max(bt)];
+}
+
 static inline struct dfs_btree_node **
 dfs_btree_child(const struct dfs_btree *bt, const struct dfs_btree_node *n)
 {
-	return (struct dfs_btree_node **)&n->item[dfs_btree_max(bt)];
+	return (struct dfs_btree_node **)&dfs_btree_items(bt, n)[dfs_btree_max(bt)];
 }
 
 static size_t dfs_btree_node_size(const struct dfs_btree *bt, bool leaf)
 {
-	size_t ptrs = dfs_btree_max(bt) + (leaf ? 0 : 2 * bt->order);
+	size_t size = sizeof(struct dfs_btree_node) +
+		      dfs_btree_max(bt) * (sizeof(u32) + sizeof(void *));
 
-	return sizeof(struct dfs_btree_node) + ptrs * sizeof(void *);
+	return size + (leaf ? 0 : 2 * bt->order * sizeof(void *));
+}
+
+/* What a node takes from kmalloc, its bucket: memory_usage counts this. */
+static size_t dfs_btree_node_mem(const struct dfs_btree *bt, bool leaf)
+{
+	return kmalloc_size_roundup(dfs_btree_node_size(bt, leaf));
 }
 
 static struct dfs_btree_node *dfs_btree_node_alloc(struct dfs_btree *bt,
 						   bool leaf)
 {
-	size_t size = dfs_btree_node_size(bt, leaf);
 	struct dfs_btree_node *n;
 
 	/* Called from the enqueue path: atomic, and failure is handled. */
-	n = kzalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	n = kzalloc(dfs_btree_node_size(bt, leaf), GFP_ATOMIC | __GFP_NOWARN);
 	if (!n)
 		return NULL;
 	n->leaf = leaf;
 	bt->nodes++;
-	bt->mem += size;
+	bt->mem += dfs_btree_node_mem(bt, leaf);
 	return n;
 }
 
 static void dfs_btree_node_free(struct dfs_btree *bt, struct dfs_btree_node *n)
 {
 	bt->nodes--;
-	bt->mem -= dfs_btree_node_size(bt, n->leaf);
+	bt->mem -= dfs_btree_node_mem(bt, n->leaf);
 	kfree(n);
 }
 
-/*
- * Binary search of one node.  Returns true if @key is at *@pos, otherwise
- * *@pos is the index of the first item greater than @key (the child to
- * descend into).
- */
-static bool dfs_btree_search(const struct dfs_btree_node *n,
-			     const struct flowkey *key, u32 *pos)
+/* Move @cnt items (tags and flows) from @src at @si to @dst at @di. */
+static void dfs_btree_move(const struct dfs_btree *bt,
+			   struct dfs_btree_node *dst, u32 di,
+			   const struct dfs_btree_node *src, u32 si, u32 cnt)
 {
-	u32 lo = 0, hi = n->nkeys;
+	memmove(&dst->tag[di], &src->tag[si], cnt * sizeof(u32));
+	memmove(&dfs_btree_items(bt, dst)[di], &dfs_btree_items(bt, src)[si],
+		cnt * sizeof(void *));
+}
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		int c = dfs_key_cmp(key, &n->item[mid]->key);
+static void dfs_btree_set(const struct dfs_btree *bt,
+			  struct dfs_btree_node *dst, u32 di,
+			  const struct dfs_btree_node *src, u32 si)
+{
+	dst->tag[di] = src->tag[si];
+	dfs_btree_items(bt, dst)[di] = dfs_btree_items(bt, src)[si];
+}
+
+/* @k against item @i of @n, in the tree's order. */
+static int dfs_btree_cmp_at(const struct dfs_btree *bt,
+			    const struct dfs_btree_key *k,
+			    const struct dfs_btree_node *n, u32 i)
+{
+	if (k->tag != n->tag[i])
+		return k->tag < n->tag[i] ? -1 : 1;
+	return dfs_key_cmp(k->key, &dfs_btree_items(bt, n)[i]->key);
+}
+
+/*
+ * Search of one node.  Returns true if @k is at *@pos, otherwise *@pos is
+ * the index of the first item greater than @k (the child to descend into).
+ *
+ * The first item whose tag is not below @k's is found by a branch-free
+ * binary search on the tags alone: its steps depend on data the CPU can
+ * not predict, and a mispredicted branch a step costs more than the
+ * comparison.  Only items with @k's tag are compared by key: one when @k
+ * is there, and with 32-bit keyed tags almost never another (a run of
+ * equal tags, a collision nobody can aim at, is walked in key order).
+ */
+static bool dfs_btree_search(const struct dfs_btree *bt,
+			     const struct dfs_btree_node *n,
+			     const struct dfs_btree_key *k, u32 *pos)
+{
+	struct dfs_flow **items = dfs_btree_items(bt, n);
+	u32 base = 0, len = n->nkeys, i;
+
+	/* All of the node's tags at once: a node out of the CPU's cache
+	 * then costs one memory latency, not one a step.
+	 */
+	while (len > 1) {
+		u32 half = len / 2;
+
+		base += (n->tag[base + half - 1] < k->tag) * half;
+		len -= half;
+	}
+	i = base + (len && n->tag[base] < k->tag);
+	for (; i < n->nkeys && n->tag[i] == k->tag; i++) {
+		int c = dfs_key_cmp(k->key, &items[i]->key);
 
 		if (c == 0) {
-			*pos = mid;
+			*pos = i;
 			return true;
 		}
 		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
+			break;
 	}
-	*pos = lo;
+	*pos = i;
 	return false;
+}
+
+static void dfs_btree_key(const struct dfs_btree *bt,
+			  const struct flowkey *key, struct dfs_btree_key *k)
+{
+	k->key = key;
+	k->tag = dfs_btree_tag(bt, key);
 }
 
 void dfs_btree_init(struct dfs_btree *bt, u32 order)
 {
+	int i;
+
 	memset(bt, 0, sizeof(*bt));
 	bt->order = clamp_t(u32, order, DFS_BTREE_ORDER_MIN,
 			    DFS_BTREE_ORDER_MAX);
+	for (i = 0; i < DFS_BTREE_SEEDS; i++)
+		bt->seed[i] = get_random_u64();
 }
 
 struct dfs_flow *dfs_btree_lookup(const struct dfs_btree *bt,
 				  const struct flowkey *key)
 {
 	const struct dfs_btree_node *n = bt->root;
+	struct dfs_btree_key k;
 	u32 i;
 
+	dfs_btree_key(bt, key, &k);
 	while (n) {
-		if (dfs_btree_search(n, key, &i))
-			return n->item[i];
+		if (dfs_btree_search(bt, n, &k, &i))
+			return dfs_btree_items(bt, n)[i];
 		if (n->leaf)
 			break;
 		n = dfs_btree_child(bt, n)[i];
@@ -126,27 +205,124 @@ static int dfs_btree_split_child(struct dfs_btree *bt,
 		return -ENOMEM;
 
 	z->nkeys = t - 1;
-	memcpy(z->item, &y->item[t], (t - 1) * sizeof(z->item[0]));
+	dfs_btree_move(bt, z, 0, y, t, t - 1);
 	if (!y->leaf)
 		memcpy(dfs_btree_child(bt, z), &dfs_btree_child(bt, y)[t],
 		       t * sizeof(z));
 	y->nkeys = t - 1;
 
 	memmove(&xc[i + 2], &xc[i + 1], (x->nkeys - i) * sizeof(z));
-	memmove(&x->item[i + 1], &x->item[i],
-		(x->nkeys - i) * sizeof(x->item[0]));
+	dfs_btree_move(bt, x, i + 1, x, i, x->nkeys - i);
 	xc[i + 1] = z;
-	x->item[i] = y->item[t - 1];
+	dfs_btree_set(bt, x, i, y, t - 1);
 	x->nkeys++;
 	return 0;
 }
 
+/* Merge child @i + 1 of @x and the separator item @i into child @i. */
+static void dfs_btree_merge(struct dfs_btree *bt, struct dfs_btree_node *x,
+			    u32 i)
+{
+	struct dfs_btree_node **xc = dfs_btree_child(bt, x);
+	struct dfs_btree_node *y = xc[i], *z = xc[i + 1];
+
+	dfs_btree_set(bt, y, y->nkeys, x, i);
+	dfs_btree_move(bt, y, y->nkeys + 1, z, 0, z->nkeys);
+	if (!y->leaf)
+		memcpy(&dfs_btree_child(bt, y)[y->nkeys + 1],
+		       dfs_btree_child(bt, z), (z->nkeys + 1) * sizeof(z));
+	y->nkeys += z->nkeys + 1;
+
+	dfs_btree_move(bt, x, i, x, i + 1, x->nkeys - i - 1);
+	memmove(&xc[i + 1], &xc[i + 2], (x->nkeys - i - 1) * sizeof(z));
+	x->nkeys--;
+	dfs_btree_node_free(bt, z);
+}
+
+/* Move one item from the left sibling of child @i, through @x, into it. */
+static void dfs_btree_borrow_left(struct dfs_btree *bt,
+				  struct dfs_btree_node *x, u32 i)
+{
+	struct dfs_btree_node **xc = dfs_btree_child(bt, x);
+	struct dfs_btree_node *c = xc[i], *l = xc[i - 1];
+
+	dfs_btree_move(bt, c, 1, c, 0, c->nkeys);
+	dfs_btree_set(bt, c, 0, x, i - 1);
+	if (!c->leaf) {
+		struct dfs_btree_node **cc = dfs_btree_child(bt, c);
+
+		memmove(&cc[1], &cc[0], (c->nkeys + 1) * sizeof(c));
+		cc[0] = dfs_btree_child(bt, l)[l->nkeys];
+	}
+	dfs_btree_set(bt, x, i - 1, l, l->nkeys - 1);
+	l->nkeys--;
+	c->nkeys++;
+}
+
+/* Move one item from the right sibling of child @i, through @x, into it. */
+static void dfs_btree_borrow_right(struct dfs_btree *bt,
+				   struct dfs_btree_node *x, u32 i)
+{
+	struct dfs_btree_node **xc = dfs_btree_child(bt, x);
+	struct dfs_btree_node *c = xc[i], *r = xc[i + 1];
+
+	dfs_btree_set(bt, c, c->nkeys, x, i);
+	dfs_btree_set(bt, x, i, r, 0);
+	dfs_btree_move(bt, r, 0, r, 1, r->nkeys - 1);
+	if (!c->leaf) {
+		struct dfs_btree_node **rc = dfs_btree_child(bt, r);
+
+		dfs_btree_child(bt, c)[c->nkeys + 1] = rc[0];
+		memmove(&rc[0], &rc[1], r->nkeys * sizeof(r));
+	}
+	r->nkeys--;
+	c->nkeys++;
+}
+
+/*
+ * Child @i of @x is full and @k goes below it: pass one of its items to a
+ * sibling with room, through @x, or else split it.  Splits leave two half
+ * full nodes, so with splits alone nodes are ln 2 full on average; passing
+ * items on first fills them more, and memory per flow is the nodes'.
+ * Returns the child to descend into, or -EEXIST (@k is now in @x) or
+ * -ENOMEM.
+ */
+static int dfs_btree_make_room(struct dfs_btree *bt, struct dfs_btree_node *x,
+			       u32 i, const struct dfs_btree_key *k)
+{
+	struct dfs_btree_node **xc = dfs_btree_child(bt, x);
+	u32 max = dfs_btree_max(bt);
+	int cmp;
+
+	if (i > 0 && xc[i - 1]->nkeys < max - 1) {
+		dfs_btree_borrow_right(bt, x, i - 1);
+		cmp = dfs_btree_cmp_at(bt, k, x, i - 1);
+		if (cmp == 0)
+			return -EEXIST;
+		return cmp < 0 ? i - 1 : i;
+	}
+	if (i < x->nkeys && xc[i + 1]->nkeys < max - 1) {
+		dfs_btree_borrow_left(bt, x, i + 1);
+		cmp = dfs_btree_cmp_at(bt, k, x, i);
+		if (cmp == 0)
+			return -EEXIST;
+		return cmp > 0 ? i + 1 : i;
+	}
+	if (dfs_btree_split_child(bt, x, i))
+		return -ENOMEM;
+	cmp = dfs_btree_cmp_at(bt, k, x, i);
+	if (cmp == 0)
+		return -EEXIST;
+	return cmp > 0 ? i + 1 : i;
+}
+
 int dfs_btree_insert(struct dfs_btree *bt, struct dfs_flow *flow)
 {
-	const struct flowkey *key = &flow->key;
 	struct dfs_btree_node *x;
+	struct dfs_btree_key k;
 	u32 i;
 
+	dfs_btree_key(bt, &flow->key, &k);
 	if (!bt->root) {
 		bt->root = dfs_btree_node_alloc(bt, true);
 		if (!bt->root)
@@ -172,92 +348,27 @@ int dfs_btree_insert(struct dfs_btree *bt, struct dfs_flow *flow)
 	for (;;) {
 		struct dfs_btree_node *c;
 
-		if (dfs_btree_search(x, key, &i))
+		if (dfs_btree_search(bt, x, &k, &i))
 			return -EEXIST;
 		if (x->leaf)
 			break;
 		c = dfs_btree_child(bt, x)[i];
 		if (c->nkeys == dfs_btree_max(bt)) {
-			int cmp;
+			int room = dfs_btree_make_room(bt, x, i, &k);
 
-			if (dfs_btree_split_child(bt, x, i))
-				return -ENOMEM;
-			cmp = dfs_key_cmp(key, &x->item[i]->key);
-			if (cmp == 0)
-				return -EEXIST;
-			if (cmp > 0)
-				i++;
+			if (room < 0)
+				return room;
+			i = room;
 		}
 		x = dfs_btree_child(bt, x)[i];
 	}
 
-	memmove(&x->item[i + 1], &x->item[i],
-		(x->nkeys - i) * sizeof(x->item[0]));
-	x->item[i] = flow;
+	dfs_btree_move(bt, x, i + 1, x, i, x->nkeys - i);
+	x->tag[i] = k.tag;
+	dfs_btree_items(bt, x)[i] = flow;
 	x->nkeys++;
 	bt->count++;
 	return 0;
-}
-
-/* Merge child @i + 1 of @x and the separator item @i into child @i. */
-static void dfs_btree_merge(struct dfs_btree *bt, struct dfs_btree_node *x,
-			    u32 i)
-{
-	struct dfs_btree_node **xc = dfs_btree_child(bt, x);
-	struct dfs_btree_node *y = xc[i], *z = xc[i + 1];
-
-	y->item[y->nkeys] = x->item[i];
-	memcpy(&y->item[y->nkeys + 1], z->item, z->nkeys * sizeof(z->item[0]));
-	if (!y->leaf)
-		memcpy(&dfs_btree_child(bt, y)[y->nkeys + 1],
-		       dfs_btree_child(bt, z), (z->nkeys + 1) * sizeof(z));
-	y->nkeys += z->nkeys + 1;
-
-	memmove(&x->item[i], &x->item[i + 1],
-		(x->nkeys - i - 1) * sizeof(x->item[0]));
-	memmove(&xc[i + 1], &xc[i + 2], (x->nkeys - i - 1) * sizeof(z));
-	x->nkeys--;
-	dfs_btree_node_free(bt, z);
-}
-
-/* Move one item from the left sibling of child @i, through @x, into it. */
-static void dfs_btree_borrow_left(struct dfs_btree *bt,
-				  struct dfs_btree_node *x, u32 i)
-{
-	struct dfs_btree_node **xc = dfs_btree_child(bt, x);
-	struct dfs_btree_node *c = xc[i], *l = xc[i - 1];
-
-	memmove(&c->item[1], &c->item[0], c->nkeys * sizeof(c->item[0]));
-	c->item[0] = x->item[i - 1];
-	if (!c->leaf) {
-		struct dfs_btree_node **cc = dfs_btree_child(bt, c);
-
-		memmove(&cc[1], &cc[0], (c->nkeys + 1) * sizeof(c));
-		cc[0] = dfs_btree_child(bt, l)[l->nkeys];
-	}
-	x->item[i - 1] = l->item[l->nkeys - 1];
-	l->nkeys--;
-	c->nkeys++;
-}
-
-/* Move one item from the right sibling of child @i, through @x, into it. */
-static void dfs_btree_borrow_right(struct dfs_btree *bt,
-				   struct dfs_btree_node *x, u32 i)
-{
-	struct dfs_btree_node **xc = dfs_btree_child(bt, x);
-	struct dfs_btree_node *c = xc[i], *r = xc[i + 1];
-
-	c->item[c->nkeys] = x->item[i];
-	x->item[i] = r->item[0];
-	memmove(&r->item[0], &r->item[1], (r->nkeys - 1) * sizeof(r->item[0]));
-	if (!c->leaf) {
-		struct dfs_btree_node **rc = dfs_btree_child(bt, r);
-
-		dfs_btree_child(bt, c)[c->nkeys + 1] = rc[0];
-		memmove(&rc[0], &rc[1], r->nkeys * sizeof(r));
-	}
-	r->nkeys--;
-	c->nkeys++;
 }
 
 /*
@@ -289,12 +400,12 @@ static u32 dfs_btree_fill(struct dfs_btree *bt, struct dfs_btree_node *x,
 	return i - 1;
 }
 
-/* Remove @key from the subtree of @x, which holds at least t items or is
+/* Remove @k from the subtree of @x, which holds at least t items or is
  * the root.
  */
 static struct dfs_flow *dfs_btree_delete(struct dfs_btree *bt,
 					 struct dfs_btree_node *x,
-					 const struct flowkey *key)
+					 const struct dfs_btree_key *k)
 {
 	u32 t = bt->order;
 
@@ -303,7 +414,7 @@ static struct dfs_flow *dfs_btree_delete(struct dfs_btree *bt,
 		struct dfs_flow *found;
 		u32 i;
 
-		if (!dfs_btree_search(x, key, &i)) {
+		if (!dfs_btree_search(bt, x, k, &i)) {
 			if (x->leaf)
 				return NULL;
 			i = dfs_btree_fill(bt, x, i);
@@ -311,10 +422,9 @@ static struct dfs_flow *dfs_btree_delete(struct dfs_btree *bt,
 			continue;
 		}
 
-		found = x->item[i];
+		found = dfs_btree_items(bt, x)[i];
 		if (x->leaf) {
-			memmove(&x->item[i], &x->item[i + 1],
-				(x->nkeys - i - 1) * sizeof(x->item[0]));
+			dfs_btree_move(bt, x, i, x, i + 1, x->nkeys - i - 1);
 			x->nkeys--;
 			return found;
 		}
@@ -326,13 +436,19 @@ static struct dfs_flow *dfs_btree_delete(struct dfs_btree *bt,
 			 */
 			bool left = xc[i]->nkeys >= t;
 			struct dfs_btree_node *n = xc[left ? i : i + 1];
+			struct dfs_btree_key rk;
 			struct dfs_flow *repl;
+			u32 j;
 
 			while (!n->leaf)
 				n = dfs_btree_child(bt, n)[left ? n->nkeys : 0];
-			repl = n->item[left ? n->nkeys - 1 : 0];
-			dfs_btree_delete(bt, xc[left ? i : i + 1], &repl->key);
-			x->item[i] = repl;
+			j = left ? n->nkeys - 1 : 0;
+			repl = dfs_btree_items(bt, n)[j];
+			rk.key = &repl->key;
+			rk.tag = n->tag[j];
+			dfs_btree_delete(bt, xc[left ? i : i + 1], &rk);
+			x->tag[i] = rk.tag;
+			dfs_btree_items(bt, x)[i] = repl;
 			return found;
 		}
 
@@ -346,12 +462,14 @@ struct dfs_flow *dfs_btree_remove(struct dfs_btree *bt,
 				  const struct flowkey *key)
 {
 	struct dfs_btree_node *root = bt->root;
+	struct dfs_btree_key k;
 	struct dfs_flow *found;
 
 	if (!root)
 		return NULL;
 
-	found = dfs_btree_delete(bt, root, key);
+	dfs_btree_key(bt, key, &k);
+	found = dfs_btree_delete(bt, root, &k);
 	if (found)
 		bt->count--;
 
@@ -373,15 +491,18 @@ struct dfs_flow *dfs_btree_next(const struct dfs_btree *bt,
 {
 	const struct dfs_btree_node *n = bt->root;
 	struct dfs_flow *best = NULL;
+	struct dfs_btree_key k;
 	u32 i;
 
+	if (key)
+		dfs_btree_key(bt, key, &k);
 	while (n) {
 		if (!key)
 			i = 0;
-		else if (dfs_btree_search(n, key, &i))
+		else if (dfs_btree_search(bt, n, &k, &i))
 			i++;
 		if (i < n->nkeys)
-			best = n->item[i];
+			best = dfs_btree_items(bt, n)[i];
 		if (n->leaf)
 			break;
 		n = dfs_btree_child(bt, n)[i];
@@ -405,7 +526,7 @@ static int dfs_btree_walk_node(const struct dfs_btree *bt,
 				return err;
 		}
 		if (i < n->nkeys) {
-			err = fn(n->item[i], arg);
+			err = fn(dfs_btree_items(bt, n)[i], arg);
 			if (err)
 				return err;
 		}
@@ -432,7 +553,7 @@ static void dfs_btree_destroy_node(struct dfs_btree *bt,
 					       fn, arg);
 	if (fn)
 		for (i = 0; i < n->nkeys; i++)
-			fn(n->item[i], arg);
+			fn(dfs_btree_items(bt, n)[i], arg);
 	dfs_btree_node_free(bt, n);
 }
 
@@ -447,12 +568,16 @@ void dfs_btree_destroy(struct dfs_btree *bt,
 }
 
 #ifndef __KERNEL__
-/* The full invariant walk is for the unit tests and fuzzers only. */
+/* The full invariant walk is for the unit tests and fuzzers only: node
+ * fill, equal leaf depth, every tag that of its key, and the (tag, key)
+ * order within and across nodes.
+ */
 static int dfs_btree_check_node(const struct dfs_btree *bt,
 				const struct dfs_btree_node *n, u32 depth,
 				const struct flowkey *lo,
 				const struct flowkey *hi, u32 *count)
 {
+	struct dfs_flow **items = dfs_btree_items(bt, n);
 	u32 i;
 
 	if (n != bt->root && n->nkeys < bt->order - 1)
@@ -462,11 +587,13 @@ static int dfs_btree_check_node(const struct dfs_btree *bt,
 	if (n->leaf ? depth != bt->height : depth >= bt->height)
 		return -EINVAL;
 	for (i = 0; i < n->nkeys; i++) {
-		const struct flowkey *k = &n->item[i]->key;
+		const struct flowkey *k = &items[i]->key;
 
-		if ((i == 0 && lo && dfs_key_cmp(lo, k) >= 0) ||
-		    (i > 0 && dfs_key_cmp(&n->item[i - 1]->key, k) >= 0) ||
-		    (hi && dfs_key_cmp(k, hi) >= 0))
+		if (n->tag[i] != dfs_btree_tag(bt, k))
+			return -EINVAL;
+		if ((i == 0 && lo && dfs_btree_cmp(bt, lo, k) >= 0) ||
+		    (i > 0 && dfs_btree_cmp(bt, &items[i - 1]->key, k) >= 0) ||
+		    (hi && dfs_btree_cmp(bt, k, hi) >= 0))
 			return -EINVAL;
 	}
 	*count += n->nkeys;
@@ -475,8 +602,8 @@ static int dfs_btree_check_node(const struct dfs_btree *bt,
 	for (i = 0; i <= n->nkeys; i++) {
 		int err = dfs_btree_check_node(bt, dfs_btree_child(bt, n)[i],
 					       depth + 1,
-					       i ? &n->item[i - 1]->key : lo,
-					       i < n->nkeys ? &n->item[i]->key : hi,
+					       i ? &items[i - 1]->key : lo,
+					       i < n->nkeys ? &items[i]->key : hi,
 					       count);
 		if (err)
 			return err;

@@ -15,7 +15,9 @@
  * its fair rate again.
  *
  * Flows live in a B-tree keyed by their exact addresses (and ports, with
- * key 5tuple); malicious flows move to a small array cache searched first.
+ * key 5tuple), ordered by a keyed 32-bit hash of the key kept in the nodes
+ * (dfs_btree.h); malicious flows move to a small array cache searched
+ * first.
  * The algorithm itself is in dfs_decide.c, dfs_btree.c and dfs_cache.c,
  * which know nothing of sk_buffs and are unit tested in userspace.
  *
@@ -69,7 +71,7 @@
 
 #define DFS_DEFAULT_MEMORY	SZ_32M		/* fq_codel's memory_limit */
 #define DFS_DEFAULT_FLOWS	65536
-#define DFS_DEFAULT_ORDER	32
+#define DFS_DEFAULT_ORDER	43
 #define DFS_DEFAULT_CACHE	32
 #define DFS_DEFAULT_PRUNE_MS	(3600 * MSEC_PER_SEC)	/* Table 2: 1 h */
 
@@ -1136,7 +1138,8 @@ static int dfs_config_check(const struct dfs_config *c,
 /*
  * Move every flow into a B-tree of @order and the cache @nc; cached flows
  * that do not fit in @nc go back to the tree.  All or nothing: on failure
- * the old structures are untouched.
+ * the old structures are untouched.  The new tree keeps the old one's
+ * order of flows, so a prune round under way goes on where it was.
  */
 static int dfs_rebuild(struct dfs_sched_data *q, u32 order,
 		       struct dfs_cache *nc)
@@ -1145,7 +1148,7 @@ static int dfs_rebuild(struct dfs_sched_data *q, u32 order,
 	struct dfs_btree nb;
 	u32 i;
 
-	dfs_btree_init(&nb, order);
+	dfs_btree_init_as(&nb, order, &q->btree);
 	while ((flow = dfs_btree_next(&q->btree, flow ? &flow->key : NULL))) {
 		if (dfs_btree_insert(&nb, flow))
 			goto fail;

@@ -84,6 +84,33 @@ static inline void kvfree(const void *p)
 	free((void *)p);
 }
 
+/* The bucket kmalloc() takes @size from (SLUB's, no debug). */
+static inline size_t kmalloc_size_roundup(size_t size)
+{
+	size_t b = 8;
+
+	if (size > 64 && size <= 96)
+		return 96;
+	if (size > 128 && size <= 192)
+		return 192;
+	while (b < size)
+		b <<= 1;
+	return b;
+}
+
+/* splitmix64 from a fixed start: the tests are reproducible, and their
+ * seeds differ from one tree to the next, as the kernel's do.
+ */
+static inline u64 get_random_u64(void)
+{
+	static u64 state = 0x243f6a8885a308d3ULL;
+	u64 z = (state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 static inline u64 div64_u64(u64 a, u64 b)
 {
 	return a / b;

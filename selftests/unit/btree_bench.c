@@ -24,9 +24,9 @@ static double now_ns(void)
 
 /*
  * Flood traffic: @c malicious flows in the cache, the others in a tree of
- * @n flows of order 32.  A packet of a cached flow costs a scan to its
- * slot; the same flow in the tree (cache 0) a tree lookup; a packet of any
- * other flow first pays a scan of every used slot.
+ * @n flows of the default order, 43.  A packet of a cached flow costs a
+ * scan to its slot; the same flow in the tree (cache 0) a tree lookup; a
+ * packet of any other flow first pays a scan of every used slot.
  */
 static void cache_bench(struct dfs_flow *flows, u32 n, const u32 *probe,
 			u32 lookups)
@@ -40,7 +40,7 @@ static void cache_bench(struct dfs_flow *flows, u32 n, const u32 *probe,
 	unsigned int s;
 	u32 i;
 
-	dfs_btree_init(&bt, 32);
+	dfs_btree_init(&bt, 43);
 	for (i = 0; i < n; i++)
 		dfs_btree_insert(&bt, &flows[i]);
 	for (i = 0; i < 4096; i++)
@@ -81,7 +81,7 @@ static void cache_bench(struct dfs_flow *flows, u32 n, const u32 *probe,
 int main(void)
 {
 	static const u32 sizes[] = { 1000, 65536, 1000000 };
-	static const u32 orders[] = { 2, 4, 8, 16, 32, 64, 128 };
+	static const u32 orders[] = { 4, 8, 16, 21, 32, 43, 64, 85, 128 };
 	const u32 lookups = 2000000;
 	unsigned int s, o;
 

@@ -45,7 +45,9 @@ static int collect(struct dfs_flow *f, void *arg)
 	return 0;
 }
 
-/* Ordered walk and next() both give exactly the present keys, sorted. */
+/* Ordered walk and next() both give exactly the present keys, in the
+ * tree's (tag, key) order.
+ */
 static void check_order(struct dfs_btree *bt)
 {
 	static struct dfs_flow *seen[NKEYS];
@@ -58,7 +60,7 @@ static void check_order(struct dfs_btree *bt)
 		expect += present[i];
 	CHECK(n == expect, "walk saw %u of %u", n, expect);
 	for (i = 1; i < n; i++)
-		CHECK(dfs_key_cmp(&seen[i - 1]->key, &seen[i]->key) < 0,
+		CHECK(dfs_btree_cmp(bt, &seen[i - 1]->key, &seen[i]->key) < 0,
 		      "walk out of order at %u", i);
 	for (i = 0; i < n; i++) {
 		f = dfs_btree_next(bt, i ? &f->key : NULL);
@@ -124,7 +126,22 @@ static void test_height(void)
 	CHECK(!bt.nodes && !bt.mem, "destroy frees every node");
 }
 
-static void test_random(void)
+/*
+ * Tags that collide: every tag equal (the tree is then ordered by key
+ * alone), or a few distinct values; random tags otherwise.
+ */
+enum { TAGS_RANDOM, TAGS_EQUAL, TAGS_FEW };
+
+static void set_tags(struct dfs_btree *bt, int tags)
+{
+	if (tags == TAGS_RANDOM)
+		return;
+	memset(bt->seed, 0, sizeof(bt->seed));
+	if (tags == TAGS_FEW)
+		bt->seed[1] = 1ULL << 62;	/* tag: w[0] % 4 << 30 */
+}
+
+static void test_random_tags(int tags)
 {
 	static const unsigned int orders[] = { 2, 3, 4, 8, 16, 64 };
 	unsigned int o;
@@ -136,6 +153,7 @@ static void test_random(void)
 
 		setup();
 		dfs_btree_init(&bt, orders[o]);
+		set_tags(&bt, tags);
 		for (step = 0; step < 40000; step++) {
 			unsigned int i = rand() % NKEYS;
 			int op = rand() % 3;
@@ -158,11 +176,85 @@ static void test_random(void)
 			if (step % 97 == 0)
 				bad += dfs_btree_check(&bt) != 0;
 		}
-		CHECK(!bad, "order %u: %u mismatches", orders[o], bad);
-		CHECK(!dfs_btree_check(&bt), "order %u invariants", orders[o]);
+		CHECK(!bad, "order %u tags %d: %u mismatches", orders[o], tags,
+		      bad);
+		CHECK(!dfs_btree_check(&bt), "order %u tags %d invariants",
+		      orders[o], tags);
 		check_order(&bt);
 		dfs_btree_destroy(&bt, NULL, NULL);
 	}
+}
+
+static void test_random(void)
+{
+	test_random_tags(TAGS_RANDOM);
+}
+
+static void test_equal_tags(void)
+{
+	test_random_tags(TAGS_EQUAL);
+	test_random_tags(TAGS_FEW);
+}
+
+/* Each tree draws its own seeds: an attacker who learns one tree's tag
+ * order (by timing) has learnt nothing of the next.
+ */
+static void test_seeds(void)
+{
+	struct dfs_btree a, b;
+	unsigned int i, same = 0;
+
+	setup();
+	dfs_btree_init(&a, 32);
+	dfs_btree_init(&b, 32);
+	for (i = 0; i < 1000; i++)
+		same += dfs_btree_tag(&a, &flows[i].key) ==
+			dfs_btree_tag(&b, &flows[i].key);
+	CHECK(same < 5, "%u of 1000 tags equal in two trees", same);
+	/* A rebuild's tree keeps the order of the one it replaces. */
+	dfs_btree_init_as(&b, 8, &a);
+	for (i = 0; i < 1000; i++)
+		CHECK(dfs_btree_tag(&a, &flows[i].key) ==
+		      dfs_btree_tag(&b, &flows[i].key), "init_as tag %u", i);
+}
+
+/* A full node passes an item to a sibling with room before it splits:
+ * nodes end up fuller than the ln 2 of splits alone.
+ */
+static void test_fill(void)
+{
+	static const unsigned int orders[] = { 4, 8, 43 };
+	unsigned int o, i;
+
+	for (o = 0; o < ARRAY_SIZE(orders); o++) {
+		struct dfs_btree bt;
+		double fill;
+
+		setup();
+		dfs_btree_init(&bt, orders[o]);
+		for (i = 0; i < NKEYS; i++)
+			dfs_btree_insert(&bt, &flows[i]);
+		fill = (double)bt.count / bt.nodes / (2 * orders[o] - 1);
+		CHECK(fill >= 0.75, "order %u: nodes %.2f full", orders[o],
+		      fill);
+		dfs_btree_destroy(&bt, NULL, NULL);
+	}
+}
+
+/* Memory is counted as kmalloc's buckets: a leaf of order 32 (63 tags
+ * and pointers, 760 bytes) takes 1024.
+ */
+static void test_mem(void)
+{
+	struct dfs_btree bt;
+
+	setup();
+	dfs_btree_init(&bt, 32);
+	dfs_btree_insert(&bt, &flows[0]);
+	CHECK(bt.nodes == 1 && bt.mem == 1024, "one leaf: %u nodes, %llu B",
+	      bt.nodes, (unsigned long long)bt.mem);
+	dfs_btree_destroy(&bt, NULL, NULL);
+	CHECK(!bt.mem, "destroy gives it back");
 }
 
 static void test_alloc_failure(void)
@@ -220,6 +312,10 @@ int main(void)
 	TEST(test_basic);
 	TEST(test_height);
 	TEST(test_random);
+	TEST(test_equal_tags);
+	TEST(test_seeds);
+	TEST(test_fill);
+	TEST(test_mem);
 	TEST(test_alloc_failure);
 	TEST(test_destroy_callback);
 	return unit_summary("btree_test");

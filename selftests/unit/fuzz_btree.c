@@ -7,13 +7,15 @@
  *
  *   - lookup, insert (with injected allocation failures), remove, next()
  *     and the ordered walk agree with the reference;
- *   - dfs_btree_check() (node fill, key order, equal leaf depth, the
- *     counters) holds after every operation;
+ *   - dfs_btree_check() (node fill, the tags and the (tag, key) order,
+ *     equal leaf depth, the counters) holds after every operation;
  *   - a flow moved to the cache is found there and not in the tree, as
  *     the qdisc moves flows that become malicious, and back;
  *   - destroy visits every flow once, and ASan sees no leak.
  *
- * Input: byte 0 the order (2..33), byte 1 the cache size (0..15), then
+ * Input: byte 0 the order (2..33), byte 1 the cache size (0..15) and in
+ * its high nibble the tags: 0 all equal, 1 a few distinct values (so
+ * searches run through equal tags to the keys), else random; then
  * operations of two bytes (op, key).
  */
 #include "dfs_btree.h"
@@ -26,6 +28,7 @@ enum { IN_NONE, IN_TREE, IN_CACHE };
 
 static struct dfs_flow flows[NKEYS];
 static u8 where[NKEYS];
+static struct dfs_btree bt;
 
 
 /* Keys differ in every word, top bits included, so every word of the
@@ -55,9 +58,9 @@ static struct dfs_flow *ref_next(const struct flowkey *after)
 	for (i = 0; i < NKEYS; i++) {
 		if (where[i] != IN_TREE)
 			continue;
-		if (after && dfs_key_cmp(&flows[i].key, after) <= 0)
+		if (after && dfs_btree_cmp(&bt, &flows[i].key, after) <= 0)
 			continue;
-		if (!best || dfs_key_cmp(&flows[i].key, &best->key) < 0)
+		if (!best || dfs_btree_cmp(&bt, &flows[i].key, &best->key) < 0)
 			best = &flows[i];
 	}
 	return best;
@@ -83,7 +86,7 @@ static int walk_fn(struct dfs_flow *f, void *arg)
 	struct walk_state *w = arg;
 
 	FUZZ_ASSERT(where[idx(f)] == IN_TREE);
-	FUZZ_ASSERT(!w->prev || dfs_key_cmp(&w->prev->key, &f->key) < 0);
+	FUZZ_ASSERT(!w->prev || dfs_btree_cmp(&bt, &w->prev->key, &f->key) < 0);
 	w->prev = f;
 	return ++w->n == w->stop;
 }
@@ -95,9 +98,18 @@ static void destroy_fn(struct dfs_flow *f, void *arg)
 	(*(u32 *)arg)++;
 }
 
+/* Tags with collisions: searches that must go on to the keys. */
+static void set_seeds(u8 mode)
+{
+	if (mode > 1)
+		return;
+	memset(bt.seed, 0, sizeof(bt.seed));
+	if (mode == 1)
+		bt.seed[2] = bt.seed[3] = bt.seed[5] = 1ULL << 31;
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
-	struct dfs_btree bt;
 	struct dfs_cache cache;
 	struct walk_state w;
 	struct dfs_flow *f;
@@ -110,6 +122,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	for (i = 0; i < NKEYS; i++)
 		make_key(&flows[i].key, i);
 	dfs_btree_init(&bt, DFS_BTREE_ORDER_MIN + data[0] % 32);
+	set_seeds(data[1] >> 4);
 	if (dfs_cache_init(&cache, data[1] % 16))
 		return 0;
 
