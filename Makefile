@@ -181,7 +181,7 @@ PLOT_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 # cost an exit to the emulator, which a router reading its TSC never pays.
 # pktgen runs on one CPU, so the TSC is safe to trust here.
 bench: modules tc
-	VM_MEMORY=2G VM_TIMEOUT=1500 VM_PASS_ENV=BENCH_HOST VM_APPEND=tsc=reliable \
+	VM_MEMORY=2G VM_TIMEOUT=2400 VM_PASS_ENV=BENCH_HOST VM_APPEND=tsc=reliable \
 	BENCH_HOST="$$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores" \
 		tools/vm-run.sh tools/bench/bench.sh
 	$(PLOT_PYTHON) tools/bench/report.py results/bench

@@ -26,7 +26,8 @@
 # results/bench/memory.csv; tools/bench/report.py makes the table and plot.
 # It measures and reports: it fails only when it could not measure.
 #
-# Environment: BENCH_SECS (seconds per run), BENCH_RUNS, BENCH_FLOWS,
+# Environment: BENCH_SECS (seconds per run), BENCH_RUNS (rounds of the
+# mix), BENCH_SWEEP_RUNS (of the flood and the sweeps), BENCH_FLOWS,
 # BENCH_QDISCS (names from qdisc_setup), BENCH_SCENARIOS.
 
 set -u
@@ -42,13 +43,16 @@ if [ $QUICK = 1 ]; then
 	: "${BENCH_SECS:=1}" "${BENCH_RUNS:=2}" "${BENCH_FLOWS:=1 65536}"
 	: "${BENCH_QDISCS:=pfifo dfs}" "${BENCH_SCENARIOS:=mix}"
 fi
-SECS=${BENCH_SECS:-1.5}
+# The fair mix, whose ratios are the targets, gets more rounds than the
+# flood and the sweeps: a ratio's rounds spread less the more there are.
+SECS=${BENCH_SECS:-1}
 RUNS=${BENCH_RUNS:-3}
+SWEEP_RUNS=${BENCH_SWEEP_RUNS:-2}
 FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
 QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr dfs dfs-fq stfq}
 SCENARIOS=${BENCH_SCENARIOS:-mix mem flood cache order}
 FLOOD_FLOWS=${BENCH_FLOOD_FLOWS:-1048576}
-ORDERS=${BENCH_ORDERS:-8 16 32 64 128}
+ORDERS=${BENCH_ORDERS:-16 21 32 43 64}
 CACHES=${BENCH_CACHES:-0 32 1024}
 FLOOD_SOURCES=4
 # Sources of the flood: out of the range of the known flows.
@@ -67,7 +71,7 @@ echo "qdisc,flows,memory_usage,slab_growth,usage_per_flow,slab_per_flow" > "$OUT
 	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	echo "memory: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
 	echo "secs_per_run: $SECS"
-	echo "runs: $RUNS"
+	echo "runs: $RUNS (flood and sweeps: $SWEEP_RUNS)"
 } > "$OUT/meta.txt"
 
 log() { echo "# bench: $*"; }
@@ -153,6 +157,28 @@ populate() {
 	pg_send "$2"
 }
 
+# flood_until_marked DEV QDISC: the flood until DFS has marked its sources
+# (at most 30 s), so the timed runs measure a flood DFS refuses; another
+# qdisc gets 1 s to build its queue.
+flood_until_marked() {
+	local dev=$1 qd=$2 deadline=$(( SECONDS + 30 )) m=0
+
+	pg_setup "$dev" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd ||
+		die "pktgen setup on $dev"
+	if [ "${qd#dfs}" = "$qd" ]; then
+		pg_run 1 >/dev/null
+		return
+	fi
+	pg_start "" "$PG_DEV"
+	while [ $SECONDS -lt $deadline ]; do
+		m=$(dfs_stat "$dev" malicious)
+		[ "${m:-0}" -ge $FLOOD_SOURCES ] && break
+		sleep 0.5
+	done
+	pg_stop ""
+	log "$qd on $dev: $m of $FLOOD_SOURCES flood sources marked, $(dfs_stat "$dev" cache_flows) in the cache"
+}
+
 check_dfs_flows() {
 	local dev=$1 want=$2 got
 
@@ -209,7 +235,7 @@ scenario_mix() {
 # The flood: N flows known, then 4 sources at full speed into a 10 Mbit/s
 # shaper with the qdisc as its child.
 scenario_flood() {
-	local qd n dev list
+	local qd n dev list RUNS=$SWEEP_RUNS
 
 	for n in $FLOOD_FLOWS; do
 		list=()
@@ -220,9 +246,7 @@ scenario_flood() {
 				die "can not set up $qd"
 			[ "${qd#dfs}" != "$qd" ] && populate "$dev" "$n"
 			# Let the flood build the queue and DFS judge it.
-			pg_setup "$dev" &&
-			pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd || die "pktgen"
-			pg_run 1 >/dev/null
+			flood_until_marked "$dev" "$qd"
 			list+=("$qd@$dev")
 		done
 		timed_runs flood "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
@@ -261,7 +285,7 @@ scenario_mem() {
 # a 10 Mbit/s TBF, else the fair mix.
 sweep() {
 	local scen=$1 opt=$2 values=$3 shaped=$4 v dev list=()
-	local n=${BENCH_SWEEP_FLOWS:-1048576}
+	local n=${BENCH_SWEEP_FLOWS:-1048576} RUNS=$SWEEP_RUNS
 
 	for v in $values; do
 		dev=b-$opt$v
@@ -273,11 +297,7 @@ sweep() {
 		fi || die "dfs $opt $v"
 		populate "$dev" "$n"
 		check_dfs_flows "$dev" "$n"
-		if [ "$shaped" = 1 ]; then
-			pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd || die "pktgen"
-			pg_run 1 >/dev/null
-			log "$opt $v: $(dfs_stat "$dev" malicious) malicious, $(dfs_stat "$dev" cache_flows) in the cache"
-		fi
+		[ "$shaped" = 1 ] && flood_until_marked "$dev" dfs
 		list+=("dfs:$opt=$v@$dev")
 	done
 	if [ "$shaped" = 1 ]; then
