@@ -64,9 +64,7 @@
 #include <net/inet_ecn.h>
 #include <net/flowkey_skb.h>
 
-#include "dfs_btree.h"
-#include "dfs_cache.h"
-#include "dfs_decide.h"
+#include "dfs_repo.h"
 #include "dfs_fq.h"
 
 #define DFS_DEFAULT_MEMORY	SZ_32M		/* fq_codel's memory_limit */
@@ -243,10 +241,7 @@ static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 	struct flowkey key;
 
 	dfs_classify(q, skb, &key);
-	flow = dfs_cache_lookup(&q->cache, &key);
-	if (flow)
-		return flow;
-	flow = dfs_btree_lookup(&q->btree, &key);
+	flow = dfs_repo_find(&q->cache, &q->btree, &key);
 	if (flow)
 		return flow;
 
@@ -271,27 +266,13 @@ overflow:
 	return &q->overflow.flow;
 }
 
-/* Algorithm 1, lines 10-13.  A move that can not be made now (cache full,
- * no memory for a B-tree node) is tried again on the next packet; the
- * malicious mark is in the flow, so it is honoured wherever the flow is.
+/* The cache or the tree, as the flow's p_m wants (the overflow flow is
+ * in neither).
  */
 static void dfs_flow_place(struct dfs_sched_data *q, struct dfs_flow *flow)
 {
-	if (flow == &q->overflow.flow)
-		return;
-
-	if (flow->flags & DFS_F_CACHED) {
-		if (!dfs_flow_wants_btree(&q->params, flow) ||
-		    dfs_btree_insert(&q->btree, flow))
-			return;
-		dfs_cache_remove(&q->cache, flow);
-		flow->flags &= ~DFS_F_CACHED;
-	} else if (dfs_flow_wants_cache(&q->params, flow)) {
-		if (dfs_cache_insert(&q->cache, flow))
-			return;
-		dfs_btree_remove(&q->btree, &flow->key);
-		flow->flags |= DFS_F_CACHED;
-	}
+	if (flow != &q->overflow.flow)
+		dfs_repo_place(&q->params, &q->cache, &q->btree, flow);
 }
 
 /* The packet of @flow is dropped or CE marked as congestion: the flow

@@ -21,9 +21,7 @@
  */
 #include <stdio.h>
 #include <time.h>
-#include "dfs_btree.h"
-#include "dfs_cache.h"
-#include "dfs_decide.h"
+#include "dfs_repo.h"
 #include "dfs_fq.h"
 #include "xorshift.h"
 
@@ -126,15 +124,12 @@ static const struct dfs_fq_ops b_ops = {
 	.drop = b_drop, .release = b_release,
 };
 
-/* dfs_flow_get(): the cache, the tree, or a new flow. */
+/* As dfs_flow_get(): the cache, the tree, or a new flow. */
 static struct dfs_flow *flow_get(struct bench *b, const struct flowkey *key)
 {
 	struct dfs_flow *flow;
 
-	flow = dfs_cache_lookup(&b->cache, key);
-	if (flow)
-		return flow;
-	flow = dfs_btree_lookup(&b->bt, key);
+	flow = dfs_repo_find(&b->cache, &b->bt, key);
 	if (flow)
 		return flow;
 	flow = &b->flows[b->used++].flow;
@@ -146,21 +141,9 @@ static struct dfs_flow *flow_get(struct bench *b, const struct flowkey *key)
 	return flow;
 }
 
-/* dfs_flow_place() */
 static void flow_place(struct bench *b, struct dfs_flow *flow)
 {
-	if (flow->flags & DFS_F_CACHED) {
-		if (!dfs_flow_wants_btree(&b->p, flow) ||
-		    dfs_btree_insert(&b->bt, flow))
-			return;
-		dfs_cache_remove(&b->cache, flow);
-		flow->flags &= ~DFS_F_CACHED;
-	} else if (dfs_flow_wants_cache(&b->p, flow)) {
-		if (dfs_cache_insert(&b->cache, flow))
-			return;
-		dfs_btree_remove(&b->bt, &flow->key);
-		flow->flags |= DFS_F_CACHED;
-	}
+	dfs_repo_place(&b->p, &b->cache, &b->bt, flow);
 }
 
 static void fq_add(struct bench *b, struct dfs_flow *flow, u32 len)
