@@ -56,7 +56,7 @@ defaults_test()
 	snap
 	[ "$(opt limit)" = 1048576 ]; check_err $? "limit $(opt limit)"
 	[ "$(opt memory_limit)" = 33554432 ]; check_err $? "memory_limit"
-	[ "$(opt order)" = 32 ]; check_err $? "order"
+	[ "$(opt order)" = 43 ]; check_err $? "order"
 	[ "$(opt cache)" = 32 ]; check_err $? "cache"
 	[ "$(opt key)" = srcdst ]; check_err $? "key"
 	[ "$(opt delta_i)" = 0.04 ]; check_err $? "delta_i $(opt delta_i)"
