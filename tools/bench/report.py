@@ -190,7 +190,7 @@ def plot(med, path):
 
     panels = [(s, t) for s, t in (
         ("mix", "fair mix: N flows, equal"),
-        ("flood", "flood: 4 sources into a 10 Mbit/s TBF parent"))
+        ("flood", "flood: 4 sources into a 2 Mbit/s TBF parent"))
         if any(k[0] == s for k in med)]
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.8),
                              squeeze=False)
@@ -269,7 +269,7 @@ def main():
     out.append("## Fair mix: packets per second through the qdisc")
     out.append("")
     pps_table(med, "mix", out)
-    out.append("## Flood from 4 sources under a 10 Mbit/s TBF")
+    out.append("## Flood from 4 sources under a 2 Mbit/s TBF")
     out.append("")
     pps_table(med, "flood", out)
     if mem:
