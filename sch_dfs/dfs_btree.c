@@ -132,9 +132,6 @@ static bool dfs_btree_search(const struct dfs_btree *bt,
 	struct dfs_flow **items = dfs_btree_items(bt, n);
 	u32 base = 0, len = n->nkeys, i;
 
-	/* All of the node's tags at once: a node out of the CPU's cache
-	 * then costs one memory latency, not one a step.
-	 */
 	while (len > 1) {
 		u32 half = len / 2;
 
@@ -291,29 +288,27 @@ static int dfs_btree_make_room(struct dfs_btree *bt, struct dfs_btree_node *x,
 			       u32 i, const struct dfs_btree_key *k)
 {
 	struct dfs_btree_node **xc = dfs_btree_child(bt, x);
-	u32 max = dfs_btree_max(bt);
+	u32 max = dfs_btree_max(bt), sep;
 	int cmp;
 
+	/* Each way leaves a new separator in @x at @sep, between the child
+	 * at @sep and the one after it, which @k goes by.
+	 */
 	if (i > 0 && xc[i - 1]->nkeys < max - 1) {
 		dfs_btree_borrow_right(bt, x, i - 1);
-		cmp = dfs_btree_cmp_at(bt, k, x, i - 1);
-		if (cmp == 0)
-			return -EEXIST;
-		return cmp < 0 ? i - 1 : i;
-	}
-	if (i < x->nkeys && xc[i + 1]->nkeys < max - 1) {
+		sep = i - 1;
+	} else if (i < x->nkeys && xc[i + 1]->nkeys < max - 1) {
 		dfs_btree_borrow_left(bt, x, i + 1);
-		cmp = dfs_btree_cmp_at(bt, k, x, i);
-		if (cmp == 0)
-			return -EEXIST;
-		return cmp > 0 ? i + 1 : i;
+		sep = i;
+	} else {
+		if (dfs_btree_split_child(bt, x, i))
+			return -ENOMEM;
+		sep = i;
 	}
-	if (dfs_btree_split_child(bt, x, i))
-		return -ENOMEM;
-	cmp = dfs_btree_cmp_at(bt, k, x, i);
+	cmp = dfs_btree_cmp_at(bt, k, x, sep);
 	if (cmp == 0)
 		return -EEXIST;
-	return cmp > 0 ? i + 1 : i;
+	return cmp < 0 ? sep : sep + 1;
 }
 
 int dfs_btree_insert(struct dfs_btree *bt, struct dfs_flow *flow)
