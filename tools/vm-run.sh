@@ -24,6 +24,9 @@
 #   VM_MEMORY      guest memory (default 1G)
 #   VM_CPUS        guest vCPUs (default 2)
 #   VM_APPEND      extra kernel command line options (e.g. tsc=reliable)
+#   VM_QEMU_OPTS   extra QEMU options (e.g. "-icount shift=0,sleep=off":
+#                  the guest's clock counts its instructions, which the
+#                  benchmark uses so the host's load does not time it)
 #   VM_TIMEOUT     seconds before the VM is killed (default 1800)
 #   VM_NO_MODULES  1: do not require or load any of our .ko files
 #   VM_VERDICT_ONLY  1: the exit status is the kernel log's verdict alone
@@ -161,6 +164,7 @@ timeout --kill-after=30 "$TIMEOUT" \
 	vng -v --run "$KIMG" --disable-kvm --force-9p \
 	    --memory "${VM_MEMORY:-1G}" --cpus "${VM_CPUS:-2}" \
 	    ${VM_APPEND:+--append "$VM_APPEND"} \
+	    ${VM_QEMU_OPTS:+--qemu-opts "$VM_QEMU_OPTS"} \
 	    --rwdir "$TMP" --rwdir "$REPO/build" --rwdir "$REPO/results" \
 	    --cwd "$REPO" \
 	    --exec "bash $(printf %q "$REPO/tools/vm-guest.sh") $(printf %q "$TMP")" \

@@ -12,12 +12,20 @@
 #
 # Scenarios (the flow key varies in the source address only):
 #   mix    N sources, each sends 1/N of the packets, at random; the N flows
-#          are created by a first pass in order before anything is timed
+#          are created by a first pass in order before anything is timed.
+#          The qdisc is the device's root, whose queue the dummy device
+#          empties at once: a qdisc with TCQ_F_CAN_BYPASS (pfifo,
+#          fq_codel) is then not run at all (__dev_xmit_skb() hands the
+#          packet to the driver), which is what an idle link costs
+#   load   the mix, the qdisc the child of a TBF that never throttles
+#          (10 Gbit/s): a child is never bypassed, so every qdisc
+#          enqueues and dequeues each packet, as under a standing queue
 #   flood  N flows known to DFS (a first pass as above), then 4 sources flood
 #          through a 2 Mbit/s TBF with the qdisc as its child: the cost of
 #          refusing a flood under congestion (DFS: malicious, cache hits)
 #   mem    dfs kernel memory at N flows, sched fifo and fq: its memory_usage
-#          against the growth of the kernel's unreclaimable slab
+#          against the growth of the kernel's unreclaimable slab (the mix
+#          measures it too, as it fills DFS's tables)
 #   order  dfs at 1M flows, mix, for each B-tree order
 #   cache  dfs flood at 1M flows for each cache size (0: flows marked
 #          malicious stay in the tree, so tree against cache lookups)
@@ -27,8 +35,10 @@
 # It measures and reports: it fails only when it could not measure.
 #
 # Environment: BENCH_SECS (seconds per run), BENCH_RUNS (rounds of the
-# mix), BENCH_SWEEP_RUNS (of the flood and the sweeps), BENCH_FLOWS,
-# BENCH_QDISCS (names from qdisc_setup), BENCH_SCENARIOS.
+# mix and the load), BENCH_SWEEP_RUNS (of the flood and the sweeps),
+# BENCH_FLOWS, BENCH_LOAD_FLOWS, BENCH_QDISCS (names from qdisc_setup),
+# BENCH_SCENARIOS, BENCH_CLOCK (icount: the guest's clock counts its
+# instructions, set by make bench with QEMU's -icount; wall by default).
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -45,12 +55,24 @@ if [ $QUICK = 1 ]; then
 fi
 # The fair mix, whose ratios are the targets, gets more rounds than the
 # flood and the sweeps: a ratio's rounds spread less the more there are.
+# Under icount (make bench) a run counts instructions, the same in every
+# round: a fifth of a second (2 x 10^8 of them, some 40k packets) and two
+# rounds say as much as longer runs, and the emulator needs several host
+# seconds for one second of guest clock.
+if [ "${BENCH_CLOCK:-wall}" = icount ]; then
+	: "${BENCH_SECS:=0.2}" "${BENCH_RUNS:=2}"
+fi
 SECS=${BENCH_SECS:-1}
 RUNS=${BENCH_RUNS:-3}
 SWEEP_RUNS=${BENCH_SWEEP_RUNS:-2}
 FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
 QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr dfs dfs-fq stfq}
-SCENARIOS=${BENCH_SCENARIOS:-mix mem flood cache order}
+# The mix measures DFS's memory as it fills its tables (mem does it alone).
+# The sweeps are left out: under icount the order's can only be flat (it
+# changes which nodes a search reads, not what it runs), and each value
+# fills a 1M-flow table, a minute of the emulator's.
+SCENARIOS=${BENCH_SCENARIOS:-mix load flood}
+LOAD_FLOWS=${BENCH_LOAD_FLOWS:-1 1000}
 FLOOD_FLOWS=${BENCH_FLOOD_FLOWS:-1048576}
 ORDERS=${BENCH_ORDERS:-16 21 32 43 64}
 CACHES=${BENCH_CACHES:-0 32 1024}
@@ -69,12 +91,15 @@ echo "qdisc,flows,memory_usage,slab_growth,usage_per_flow,slab_per_flow" > "$OUT
 	pg_machine
 	echo "host: ${BENCH_HOST:-unknown}"
 	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	# icount: QEMU's -icount shift=0 (make bench), a nanosecond of the
+	# guest's clock per guest instruction; wall: the host's time
+	echo "clock: ${BENCH_CLOCK:-wall}"
 	echo "memory: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
 	echo "secs_per_run: $SECS"
 	echo "runs: $RUNS (flood and sweeps: $SWEEP_RUNS)"
 } > "$OUT/meta.txt"
 
-log() { echo "# bench: $*"; }
+log() { echo "# bench: [${SECONDS}s] $*"; }
 die() { echo "# bench: error: $*"; exit 1; }
 
 modprobe dummy numdummies=0 2>/dev/null || die "no dummy driver"
@@ -140,6 +165,14 @@ qdisc_setup() {
 qdisc_setup_shaped() {
 	tc qdisc add dev "$1" root handle 1: tbf rate 2mbit burst 32k \
 		latency 50ms &&
+	qdisc_setup "$1" "$2" "parent 1:1"
+}
+
+# A TBF far faster than pktgen, NAME as its child: TBF never throttles,
+# and only a root qdisc may be bypassed.
+qdisc_setup_under_tbf() {
+	tc qdisc add dev "$1" root handle 1: tbf rate 10gbit burst 1mb \
+		latency 10ms &&
 	qdisc_setup "$1" "$2" "parent 1:1"
 }
 
@@ -225,12 +258,34 @@ scenario_mix() {
 			# all N exist before it is timed.  The others hash
 			# into bins that the timed runs fill.
 			if [ "${qd#dfs}" != "$qd" ]; then
+				populate_measured "$dev" "$qd" "$n"
+			fi
+			list+=("$qd@$dev")
+		done
+		timed_runs mix "$n" 0 "$n" "${list[@]}"
+		for qd in $QDISCS; do dev_del "$(dev_of "$qd")"; done
+	done
+}
+
+# The mix with every qdisc under a TBF that never throttles (classful
+# ones can not be a child here: they are root in qdisc_setup).
+scenario_load() {
+	local qd n dev list
+
+	for n in $LOAD_FLOWS; do
+		list=()
+		for qd in $QDISCS; do
+			case $qd in drr|stfq) continue ;; esac
+			dev=$(dev_of "$qd")
+			dev_add "$dev" && qdisc_setup_under_tbf "$dev" "$qd" ||
+				die "can not set up $qd under tbf"
+			if [ "${qd#dfs}" != "$qd" ]; then
 				populate "$dev" "$n"
 				check_dfs_flows "$dev" "$n"
 			fi
 			list+=("$qd@$dev")
 		done
-		timed_runs mix "$n" 0 "$n" "${list[@]}"
+		timed_runs load "$n" 0 "$n" "${list[@]}"
 		for qd in $QDISCS; do dev_del "$(dev_of "$qd")"; done
 	done
 }
@@ -261,23 +316,37 @@ slab_kb() {
 	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
 }
 
+# populate_measured DEV QDISC N: populate, and from 1000 flows on a row of
+# memory.csv: DFS's memory_usage against the slab's growth while it filled.
+# The flow's first packets (slab caches, pktgen's own) come before.
+populate_measured() {
+	local dev=$1 qd=$2 n=$3 before after usage growth
+
+	if [ "$n" -lt 1000 ]; then
+		populate "$dev" "$n"
+		check_dfs_flows "$dev" "$n"
+		return
+	fi
+	pg_setup "$dev" && pg_sources 0 1 && pg_send 1000
+	sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
+	before=$(slab_kb)
+	populate "$dev" "$n"
+	check_dfs_flows "$dev" "$n"
+	after=$(slab_kb)
+	usage=$(dfs_stat "$dev" memory_usage)
+	growth=$(( (after - before) * 1024 ))
+	echo "$qd,$n,$usage,$growth,$(awk -v a="$usage" -v n="$n" 'BEGIN { printf "%.1f", a / n }'),$(awk -v a="$growth" -v n="$n" 'BEGIN { printf "%.1f", a / n }')" >> "$OUT/memory.csv"
+	log "mem $qd flows=$n memory_usage=$usage slab growth=$growth"
+}
+
 scenario_mem() {
-	local n qd before after usage growth dev=b-mem
+	local n qd dev=b-mem
 
 	for qd in dfs dfs-fq; do
 	for n in $FLOWS; do
 		[ "$n" -ge 1000 ] || continue
 		dev_add $dev && qdisc_setup $dev $qd || die "$qd"
-		pg_setup $dev && pg_sources 0 1 && pg_send 1000
-		sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
-		before=$(slab_kb)
-		populate $dev "$n"
-		check_dfs_flows $dev "$n"
-		after=$(slab_kb)
-		usage=$(dfs_stat $dev memory_usage)
-		growth=$(( (after - before) * 1024 ))
-		echo "$qd,$n,$usage,$growth,$(awk -v a="$usage" -v n="$n" 'BEGIN { printf "%.1f", a / n }'),$(awk -v a="$growth" -v n="$n" 'BEGIN { printf "%.1f", a / n }')" >> "$OUT/memory.csv"
-		log "mem $qd flows=$n memory_usage=$usage slab growth=$growth"
+		populate_measured $dev $qd "$n"
 		dev_del $dev
 	done
 	done
