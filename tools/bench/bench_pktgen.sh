@@ -24,6 +24,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../../selftests/pktgen_lib.sh"
 
 PG_DEV=
+# A descriptor whose read never returns data: "read -t" on it is a sleep
+# without an exec (pg_run).
+PG_SLEEP_FD=
 
 pg_machine() {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -33,7 +36,14 @@ pg_machine() {
 }
 
 pg_setup() {
+	local fifo
+
 	PG_DEV=$1
+	# once, in the shell whose $(pg_run) subshells inherit it
+	if [ -z "$PG_SLEEP_FD" ]; then
+		fifo=$(mktemp -u) && mkfifo "$fifo" &&
+			exec {PG_SLEEP_FD}<>"$fifo" && rm -f "$fifo" || return 1
+	fi
 	# once: every modprobe is an exec the emulator pays for
 	[ -d "$PG_DIR" ] || modprobe pktgen || return 1
 	pg_reset "" && pg_add "" "$PG_DEV" 0 &&
@@ -65,10 +75,6 @@ pg_sources() {
 	fi
 }
 
-# A descriptor whose read never returns data: "read -t" on it is a sleep
-# without an exec.
-PG_SLEEP_FD=
-
 # The timed run runs no program: pktgen's clock counts from its start to
 # its stop whatever else the one vCPU runs, and under icount the exec of a
 # sleep(1), grep or sh in the window (millions of instructions) would be
@@ -79,12 +85,6 @@ PG_SLEEP_FD=
 pg_run() {
 	local secs=$1 usec line i
 
-	if [ -z "$PG_SLEEP_FD" ]; then
-		local fifo
-
-		fifo=$(mktemp -u) && mkfifo "$fifo" &&
-			exec {PG_SLEEP_FD}<>"$fifo" && rm -f "$fifo" || return 1
-	fi
 	(pg_write "" "$PG_DIR/pgctrl" start) &
 	for ((i = 0; i < 1000; i++)); do
 		while IFS= read -r line; do
