@@ -28,6 +28,8 @@ APT_PKGS=(
 	python3-matplotlib
 	# the HiShape benchmark's peer: nftables interval maps and limits
 	nftables
+	# the benchmark's profile scenario: perf in the guest
+	linux-perf
 	# building: the modules, tc (iproute2), the unit tests and fuzzers
 	build-essential pkg-config bison flex patch xz-utils dpkg-dev
 	libmnl-dev libelf-dev libcap-dev libbpf-dev zlib1g-dev

@@ -391,6 +391,53 @@ scenario_cache() {
 	sweep cache cache "$CACHES" 1
 }
 
+# perf_profile OUT: perf samples the whole guest for BENCH_PROFILE_SECS
+# while pktgen runs, a report by function into OUT.txt.  Under icount
+# (make bench) the guest's clock counts instructions, so perf's cpu-clock
+# samples fall in proportion to the instructions each function runs.
+perf_profile() {
+	pg_start "" "$PG_DEV"
+	perf record -q -a -F 2000 -o "$1.data" -- sleep "${BENCH_PROFILE_SECS:-2}" \
+		>/dev/null 2>&1 || die "perf record"
+	pg_stop ""
+	perf report -q -i "$1.data" --stdio --no-children \
+		--sort sym --percent-limit 0.3 > "$1.txt" 2>/dev/null
+	rm -f "$1.data"
+	log "profile: $1.txt"
+}
+
+# Where each qdisc's instructions go, on the load scenario's path (the
+# qdisc under the TBF that never throttles; classful ones at the root)
+# and on the flood's: results/bench/profile-QDISC-N.txt and
+# profile-flood-QDISC-N.txt.  Not in the default scenarios.
+scenario_profile() {
+	local qd n
+
+	command -v perf >/dev/null || die "no perf (make deps installs linux-perf)"
+	for n in $LOAD_FLOWS; do
+		for qd in $QDISCS; do
+			case $qd in drr|stfq) dev_add b-prof && qdisc_setup b-prof "$qd" ;;
+			*) dev_add b-prof && qdisc_setup_under_tbf b-prof "$qd" ;;
+			esac || die "can not set up $qd"
+			[ "${qd#dfs}" != "$qd" ] && populate b-prof "$n"
+			pg_setup b-prof && pg_sources 0 "$n" rnd || die "pktgen setup"
+			perf_profile "$OUT/profile-$qd-$n"
+			dev_del b-prof
+		done
+	done
+	for n in $FLOOD_FLOWS; do
+		for qd in $QDISCS; do
+			case $qd in drr*|stfq) continue ;; esac
+			dev_add b-prof && qdisc_setup_shaped b-prof "$qd" ||
+				die "can not set up $qd"
+			[ "${qd#dfs}" != "$qd" ] && populate b-prof "$n"
+			flood_until_marked b-prof "$qd"
+			perf_profile "$OUT/profile-flood-$qd-$n"
+			dev_del b-prof
+		done
+	done
+}
+
 # Each scenario in a subshell: one that can not measure (die) is reported
 # and the others still run.
 start=$SECONDS
