@@ -125,9 +125,10 @@ static int dfs_btree_cmp_at(const struct dfs_btree *bt,
  * is there, and with 32-bit keyed tags almost never another (a run of
  * equal tags, a collision nobody can aim at, is walked in key order).
  */
-static bool dfs_btree_search(const struct dfs_btree *bt,
-			     const struct dfs_btree_node *n,
-			     const struct dfs_btree_key *k, u32 *pos)
+static __always_inline bool dfs_btree_search(const struct dfs_btree *bt,
+					     const struct dfs_btree_node *n,
+					     const struct dfs_btree_key *k,
+					     u32 *pos)
 {
 	struct dfs_flow **items = dfs_btree_items(bt, n);
 	u32 base = 0, len = n->nkeys, i;
@@ -140,13 +141,12 @@ static bool dfs_btree_search(const struct dfs_btree *bt,
 	}
 	i = base + (len && n->tag[base] < k->tag);
 	for (; i < n->nkeys && n->tag[i] == k->tag; i++) {
-		int c = dfs_key_cmp(k->key, &items[i]->key);
-
-		if (c == 0) {
+		/* a tag's match is nearly always the key's */
+		if (flowkey_eq(k->key, &items[i]->key)) {
 			*pos = i;
 			return true;
 		}
-		if (c < 0)
+		if (dfs_key_cmp(k->key, &items[i]->key) < 0)
 			break;
 	}
 	*pos = i;

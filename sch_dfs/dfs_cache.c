@@ -25,24 +25,6 @@ void dfs_cache_free(struct dfs_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-struct dfs_flow *dfs_cache_lookup(const struct dfs_cache *c,
-				  const struct flowkey *key)
-{
-	u64 tag;
-	u32 i;
-
-	if (!c->count)
-		return NULL;
-	tag = dfs_key_tag(key);
-	for (i = 0; i < c->high; i++) {
-		const struct dfs_cache_slot *s = &c->slot[i];
-
-		if (s->tag == tag && s->flow && !dfs_key_cmp(key, &s->flow->key))
-			return s->flow;
-	}
-	return NULL;
-}
-
 int dfs_cache_insert(struct dfs_cache *c, struct dfs_flow *flow)
 {
 	u32 i;

@@ -26,10 +26,29 @@ struct dfs_cache {
 
 int dfs_cache_init(struct dfs_cache *c, u32 size);
 void dfs_cache_free(struct dfs_cache *c);
-struct dfs_flow *dfs_cache_lookup(const struct dfs_cache *c,
-				  const struct flowkey *key);
 int dfs_cache_insert(struct dfs_cache *c, struct dfs_flow *flow);
 bool dfs_cache_remove(struct dfs_cache *c, const struct dfs_flow *flow);
+/* The flow of @key, or NULL: inline, as every packet asks, and nearly
+ * always of an empty cache.
+ */
+static inline struct dfs_flow *dfs_cache_lookup(const struct dfs_cache *c,
+						const struct flowkey *key)
+{
+	u64 tag;
+	u32 i;
+
+	if (!c->count)
+		return NULL;
+	tag = dfs_key_tag(key);
+	for (i = 0; i < c->high; i++) {
+		const struct dfs_cache_slot *s = &c->slot[i];
+
+		if (s->tag == tag && s->flow && flowkey_eq(key, &s->flow->key))
+			return s->flow;
+	}
+	return NULL;
+}
+
 /* The flow in slot @i, or NULL. */
 static inline struct dfs_flow *dfs_cache_at(const struct dfs_cache *c, u32 i)
 {

@@ -126,19 +126,17 @@ static u32 dfs_cpr_tau_step(u32 tau, const struct dfs_cpr_params *p,
 }
 
 /*
- * Close the periods that ended by now: the current one, a surge or not,
- * congested or not (by the signal), and the ones after it in which
- * nothing happened (calm).  One division, and only when a period has
- * ended.
+ * Close the periods that ended by now (dfs_cpr_tick() asks): the current
+ * one, a surge or not, congested or not (by the signal), and the ones
+ * after it in which nothing happened (calm).  One division, and only when
+ * a period has ended.
  */
-void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
-		  u64 now)
+void dfs_cpr_advance(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
+		     u64 now)
 {
 	bool congested, surge;
 	u64 k;
 
-	if (now < c->cur_start + p->period_ns)
-		return;
 	k = div64_u64(now - c->cur_start, p->period_ns);
 	surge = c->arrived > c->surge_bytes;
 	if (surge) {

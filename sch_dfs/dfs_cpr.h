@@ -181,8 +181,8 @@ void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now);
 void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,
 		    const struct dfs_cpr_params *p);
-void dfs_cpr_tick(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
-		  u64 now);
+void dfs_cpr_advance(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
+		     u64 now);
 void dfs_cpr_congest(struct dfs_cpr_clock *c);
 void dfs_cpr_set_link(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		      u64 rate);
@@ -192,6 +192,14 @@ void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f);
 bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		     const struct dfs_cpr_params *p,
 		     const struct dfs_cpr_flow *f, bool held);
+
+/* Every packet asks; one in hundreds ends a period (dfs_cpr_advance()). */
+static inline void dfs_cpr_tick(struct dfs_cpr_clock *c,
+				const struct dfs_cpr_params *p, u64 now)
+{
+	if (now >= c->cur_start + p->period_ns)
+		dfs_cpr_advance(c, p, now);
+}
 
 /* The link sends @rate bytes/s (0: not known yet); after dfs_cpr_tick(). */
 static inline void dfs_cpr_link(struct dfs_cpr_clock *c,

@@ -2,7 +2,15 @@
 /*
  * DFS decisions, free of sk_buff: Eq. (1) weighted fair share, its EWMA,
  * per-flow bitrates, the count of active flows, the fair bitrate, and
- * Algorithm 3 (ProcessPacketAndDecide) of the paper.
+ * Algorithm 3 (ProcessPacketAndDecide) of the paper.  Everything is
+ * integer arithmetic: p_m, the thresholds, the deltas and beta are
+ * fractions of TC_DFS_ONE, times are nanoseconds, rates bytes per second.
+ *
+ * What runs for every packet is here, static inline, as the kernel's
+ * codel_impl.h is: out of line, its dozen calls a packet were a tenth of
+ * what DFS adds to a packet's path (make bench's profile).  The qdisc and
+ * the userspace tests and fuzzers compile the same code; dfs_decide.c
+ * keeps what runs once.
  */
 #ifndef _DFS_DECIDE_H
 #define _DFS_DECIDE_H
@@ -56,32 +64,373 @@ enum dfs_verdict {
 	DFS_DROP,	/* the flow is marked malicious */
 };
 
-u32 dfs_wfs(u32 limit, u32 backlog, u32 nflows);
-u32 dfs_wfs_ewma(u32 ewma, u32 wfs, u32 beta);
-
 void dfs_meter_init(struct dfs_meter *m, u64 now);
-void dfs_meter_tick(struct dfs_meter *m, u64 now, u64 interval);
-void dfs_meter_busy(struct dfs_meter *m, u64 now);
-void dfs_meter_idle(struct dfs_meter *m, u64 now);
-void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f, u64 fair_rate);
-void dfs_meter_seen_dropped(struct dfs_meter *m, struct dfs_flow *f,
-			    u64 fair_rate);
-u32 dfs_meter_active(const struct dfs_meter *m);
-u64 dfs_fair_rate(const struct dfs_params *p, const struct dfs_meter *m);
-u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
-			     const struct dfs_meter *m);
-
 void dfs_params_init(struct dfs_params *p);
 void dfs_flow_init(struct dfs_flow *f, const struct dfs_params *p, u64 now);
-void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len, u64 interval);
+
 /* A packet of @f was dropped or CE marked to signal congestion. */
 static inline void dfs_flow_congested(struct dfs_flow *f)
 {
 	f->flags |= DFS_F_LOSS;
 }
 
-enum dfs_verdict dfs_decide(const struct dfs_params *p, struct dfs_flow *f,
-			    u64 now, u32 wfs, u64 fair_rate);
+/*
+ * Eq. (1): wfs = (b / n) * (100 / q_p - 1), with q_p = 100 * q / b the
+ * queue length in percent.  Written without the percentage, so no
+ * precision is lost to it:  wfs = b * (b - q) / (n * q).
+ * An empty queue makes the scaling factor unbounded; the whole buffer is
+ * the most any flow can use, so wfs is capped at b.
+ */
+static inline u32 dfs_wfs(u32 limit, u32 backlog, u32 nflows)
+{
+	u64 wfs;
+
+	if (backlog >= limit)
+		return 0;
+	if (!backlog)
+		return limit;
+	wfs = div64_u64((u64)limit * (limit - backlog),
+			(u64)max_t(u32, nflows, 1) * backlog);
+	return min_t(u64, wfs, limit);
+}
+
+static inline u32 dfs_wfs_ewma(u32 ewma, u32 wfs, u32 beta)
+{
+	return div_u64((u64)ewma * (TC_DFS_ONE - beta) + (u64)wfs * beta,
+		       TC_DFS_ONE);
+}
+
+/*
+ * The link rate is what the queue sends while it holds packets: bytes sent
+ * over the time with a backlog.  Over the whole epoch it would fall with
+ * the load, to nothing when the only flow left is one DFS drops, and a
+ * fair rate of nothing would keep that flow marked for good (with no other
+ * traffic, nothing is sent).  An epoch with too little backlog to measure
+ * the link (an eighth of it) keeps the last rate: the link is not
+ * congested then, and its rate has not changed.
+ */
+static inline void dfs_meter_tick(struct dfs_meter *m, u64 now,
+				  u64 interval)
+{
+	u64 elapsed = now - m->epoch_start;
+	u64 busy = m->busy_ns;
+
+	if (elapsed < interval)
+		return;
+	if (m->busy) {
+		busy += now - m->busy_start;
+		m->busy_start = now;
+	}
+	/* deq_bytes * NSEC_PER_SEC overflows 64 bits past 18 GB in one
+	 * epoch (rate_interval 10s at 15 Gbit/s): 128-bit intermediate.
+	 */
+	if (busy && busy >= interval / 8)
+		m->deq_rate = mul_u64_u64_div_u64(m->deq_bytes, NSEC_PER_SEC,
+						  busy);
+	m->busy_ns = 0;
+	/* After an idle gap the previous epoch saw nobody. */
+	m->prev_active = elapsed < 2 * interval ? m->cur_active : 0;
+	m->prev_dropped = elapsed < 2 * interval ? m->cur_dropped : 0;
+	m->cur_active = 0;
+	m->cur_dropped = 0;
+	m->deq_bytes = 0;
+	m->epoch++;
+	m->epoch_start = now;
+}
+
+/* The queue got its first packet. */
+static inline void dfs_meter_busy(struct dfs_meter *m, u64 now)
+{
+	m->busy = true;
+	m->busy_start = now;
+}
+
+/* The queue went empty. */
+static inline void dfs_meter_idle(struct dfs_meter *m, u64 now)
+{
+	if (m->busy && now > m->busy_start)
+		m->busy_ns += now - m->busy_start;
+	m->busy = false;
+}
+
+/*
+ * What a flow weighs in n.  Link / n is a fair share only if every one of
+ * the n flows wants that much; a ping, a DNS exchange or a stream of ACKs
+ * does not, and counted whole they lower everyone's fair rate until the
+ * flows that take what is left look unfair (the lab's scenario 2, with its
+ * probe pinging 20 times a second: TCP at 1.5 times link / n, where the
+ * margin is, and now and then marked malicious).  So, one step of max-min
+ * fairness: a flow that lost nothing to congestion in this bitrate window
+ * or the last, and sent under half the fair rate, counts 2 * br / fair of
+ * a flow.  In one queue (sched fifo), a flow that loses packets wants
+ * more than it gets and counts whole, however little it sends: TCP
+ * squeezed by a flood in one FIFO must keep the flood's fair rate down,
+ * or the flood would never be over it.  With a queue per flow (sched fq)
+ * nobody is squeezed, every backlogged flow gets its share, and a loss
+ * says only that the flow sent more than that: counted whole, TCP hosts
+ * backing off after an attack's burst (one packet an RTO) lowered the
+ * fair rate of the one that took the link they left idle, up to 4 Mbit/s
+ * of 10 among 8, until Algorithm 3 marked it (the lab's scenario 6,
+ * 2026-11-27).  A flow not measured yet counts whole.  Only the rate
+ * makes a flow light, and from half its share on it is whole, so flows
+ * at their fair rate (scenario 2's good UDP) count as the paper counts
+ * them.
+ */
+static inline u32 dfs_flow_weight(const struct dfs_meter *m,
+				  const struct dfs_flow *f, u64 fair_rate)
+{
+	u64 br = dfs_flow_bitrate(f);
+
+	if (!br || br >= fair_rate / 2 ||
+	    (m->one_queue && (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV))))
+		return DFS_METER_ONE;
+	/* the quotient is under DFS_METER_ONE: no overflow */
+	return mul_u64_u64_div_u64(br, 2 * DFS_METER_ONE, fair_rate);
+}
+
+/*
+ * A flow counts as active from its second packet within two epochs: a
+ * lone packet does not make a flow compete for the link.  Without this a
+ * spoofed flood, whose random sources now and then hit flows already
+ * known, keeps hundreds of them "active" in every epoch, n soars, the fair
+ * rate collapses and the real flows look unfair.  f->epoch holds the
+ * epoch of the flow's last packet, shifted left by one, and in bit 0
+ * whether the flow is already counted in it.  It is counted with its
+ * weight at that moment, once per epoch: one division per flow and epoch
+ * at most, none per packet.
+ */
+static inline void dfs_meter_count(struct dfs_meter *m, struct dfs_flow *f,
+				   u64 fair_rate, u64 *count)
+{
+	u32 tag = m->epoch << 1;
+
+	if ((f->epoch | 1) == (tag | 1)) {
+		if (!(f->epoch & 1)) {		/* second packet this epoch */
+			f->epoch |= 1;
+			*count += dfs_flow_weight(m, f, fair_rate);
+		}
+		return;
+	}
+	if ((f->epoch | 1) == (((m->epoch - 1) << 1) | 1)) {
+		f->epoch = tag | 1;		/* sent in the previous epoch too */
+		*count += dfs_flow_weight(m, f, fair_rate);
+		return;
+	}
+	f->epoch = tag;				/* one packet: not yet */
+}
+
+static inline void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f,
+				  u64 fair_rate)
+{
+	dfs_meter_count(m, f, fair_rate, &m->cur_active);
+}
+
+/*
+ * A packet of a flow DFS drops (malicious): the flow takes no part of the
+ * link, so it is not one of the n that share it, but it is counted apart
+ * for dfs_fair_rate_readmitted().
+ */
+static inline void dfs_meter_seen_dropped(struct dfs_meter *m,
+					  struct dfs_flow *f, u64 fair_rate)
+{
+	dfs_meter_count(m, f, fair_rate, &m->cur_dropped);
+}
+
+/* The weight of the flows of this or the last epoch, the larger. */
+static inline u64 dfs_meter_weight(const struct dfs_meter *m)
+{
+	return max_t(u64, max(m->cur_active, m->prev_active), DFS_METER_ONE);
+}
+
+/* The link rate shared by flows of weight @weight (at least one flow). */
+static inline u64 dfs_link_share(const struct dfs_params *p,
+				 const struct dfs_meter *m, u64 weight)
+{
+	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
+
+	return mul_u64_u64_div_u64(rate, DFS_METER_ONE,
+				   max_t(u64, weight, DFS_METER_ONE));
+}
+
+/* n, rounded to the nearest whole flow, at least one (Eq. 1, the dump). */
+static inline u32 dfs_meter_active(const struct dfs_meter *m)
+{
+	u64 n = (dfs_meter_weight(m) + DFS_METER_ONE / 2) / DFS_METER_ONE;
+
+	return min_t(u64, n, U32_MAX);
+}
+
+/* fair_bitrate of Algorithm 3: the link rate shared by the active flows. */
+static inline u64 dfs_fair_rate(const struct dfs_params *p,
+				const struct dfs_meter *m)
+{
+	return dfs_link_share(p, m, dfs_meter_weight(m));
+}
+
+/*
+ * The fair rate a malicious flow is judged by: the link shared by the
+ * active flows and by the flows DFS drops, as if they were let in again.
+ * Judged by the active flows' fair rate alone, attackers cut together
+ * leave n, the fair rate rises by their share, and each is let go as soon
+ * as it sends under 1.5 times that: 5 attackers at twice the fair rate
+ * beside 10 other flows are at 1.33 times the fair rate of the 10, were
+ * let in again, made n 15, and were marked again, in turn every few
+ * seconds (the lab's scenario 2).  Let in, they would be at twice it.
+ * A lone flood is judged by the fair rate it was marked at, n + 1.
+ */
+static inline u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
+					   const struct dfs_meter *m)
+{
+	return dfs_link_share(p, m, max(m->cur_active, m->prev_active) +
+				    max(m->cur_dropped, m->prev_dropped));
+}
+
+/*
+ * Bitrate of a flow, measured on arrivals over windows of @interval: a
+ * malicious flow has no packet in the buffer, yet its rate must be known
+ * to unmark it once it is fair again.  The paper's "one add per packet and
+ * one division per period".  0 means not measured yet.
+ */
+static inline void dfs_flow_arrival(struct dfs_flow *f, u64 now, u32 len,
+				    u64 interval)
+{
+	u64 elapsed = now - f->win_start;
+
+	if (elapsed >= interval) {
+		u64 windows = min_t(u64, div64_u64(elapsed, interval),
+				    DFS_F_WINDOWS_MAX);
+
+		dfs_flow_set_bitrate(f, div64_u64((u64)f->win_bytes *
+						  NSEC_PER_SEC, elapsed));
+		f->flags = (f->flags & ~(DFS_F_WINDOWS | DFS_F_LOSS_PREV)) |
+			   windows << DFS_F_WINDOWS_SHIFT;
+		if (f->flags & DFS_F_LOSS)
+			f->flags = (f->flags & ~DFS_F_LOSS) | DFS_F_LOSS_PREV;
+		f->win_bytes = 0;
+		f->win_start = now;
+	}
+	dfs_flow_add_bytes(f, len);
+}
+
+/* ResetFlow(i) of Table 2; sz_i is zero whenever this is called. */
+static inline void dfs_flow_reset(const struct dfs_params *p,
+				  struct dfs_flow *f)
+{
+	f->pm = p->min_th;
+	f->flags &= ~(DFS_F_MALICIOUS | DFS_F_STORE_BR | DFS_F_TRENDING);
+}
+
+/*
+ * A p_m step of @delta * @num / @den (@delta at most DFS_F_WINDOWS_MAX *
+ * TC_DFS_ONE), TC_DFS_ONE once @num / @den reaches it: a step that large
+ * already takes p_m across all of [min_th, max_th], and the bound keeps the
+ * quotient within 64 bits (on x86 mul_u64_u64_div_u64() is a divq, which
+ * faults when the quotient overflows, e.g. "bandwidth" of petabits against
+ * a flow measured at a few bytes per second).
+ */
+static inline u64 dfs_pm_step(u32 delta, u64 num, u64 den)
+{
+	if (div64_u64(num, den) >= TC_DFS_ONE)
+		return TC_DFS_ONE;
+	return mul_u64_u64_div_u64(delta, num, den);
+}
+
+/*
+ * Algorithm 3, ProcessPacketAndDecide.  p_m stays within [min_th, max_th]
+ * as the paper bounds it, so the flow is marked malicious when an update
+ * takes p_m to max_th or beyond.
+ *
+ * Three readings of the paper hold a responsive flow that sends more than
+ * its share (a host with many TCP connections, key src) to its share
+ * rather than cut it off, while a flood is still cut within a few
+ * windows (a third of a second at the link rate among 8 flows):
+ *
+ *  - A trending flow is "ECN-Marked" on every packet (line 17): a signal,
+ *    its packets still enter the queue.  Dropping every packet of a flow
+ *    that is not ECN capable would cut it off before it is judged, so
+ *    only its packets over wfs are marked (dropped if not ECT), as before
+ *    it was trending.
+ *  - p_m moves by the bitrate once per bitrate measured, not once per
+ *    freeze_time on the same sample, by a step per rate_interval the
+ *    sample spans (DFS_F_WINDOWS): evidence counts by the time it covers,
+ *    however the flow's packets cut it into windows.  A flow that backs
+ *    off sends rarely, and a rare packet closes a long window.
+ *  - The increase is delta_i times (br - fair) / fair, "directly
+ *    proportional to difference between the flow's bitrate and the fair
+ *    rate" as the text has it, where the pseudocode's br / fair adds a
+ *    whole delta_i for a flow measured at its fair rate.  A flood at 8
+ *    times the fair rate still gains 7 delta_i per window.  It applies
+ *    from 1.5 times the fair rate: in one FIFO, TCP's bias for short RTTs
+ *    and the share that flows under their fair rate leave unused give
+ *    responsive flows that much more than b / n's fair rate (the lab's
+ *    scenario 2: TCP at 1.65 times it).  Under it p_m falls by delta_d
+ *    times fair / br, at least 2/3 delta_d, so a flow at or under its
+ *    fair rate is unmarked within (max_th - trend_th) / delta_d intervals
+ *    (2.2 s with the defaults), the sooner the less it sends.
+ */
+static inline enum dfs_verdict dfs_decide(const struct dfs_params *p,
+					  struct dfs_flow *f, u64 now, u32 wfs,
+					  u64 fair_rate)
+{
+	u32 windows = (f->flags & DFS_F_WINDOWS) >> DFS_F_WINDOWS_SHIFT;
+	s64 trend_th = p->min_th + (s64)p->tolerance * p->delta_i;
+	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
+	enum dfs_verdict verdict = DFS_ALLOW;
+	u64 br = dfs_flow_bitrate(f);
+	s64 pm = f->pm;
+
+	if (pm <= trend_th) {
+		if (f->backlog > wfs) {
+			verdict = DFS_MARK;
+			if (thawed) {
+				f->flags |= DFS_F_STORE_BR;
+				pm += p->delta_i;
+				f->ptime = dfs_ptime(now);
+			}
+		} else if (!f->backlog) {
+			pm -= p->delta_d;
+			f->ptime = dfs_ptime(now);
+			if (pm <= p->min_th) {
+				dfs_flow_reset(p, f);
+				return DFS_ALLOW;
+			}
+		}
+	} else {
+		if (f->flags & DFS_F_MALICIOUS)
+			verdict = DFS_DROP;
+		else if (f->backlog > wfs)
+			verdict = DFS_MARK;
+		/* A bitrate of 0 is not measured yet: no evidence either way. */
+		if (thawed && (f->flags & DFS_F_STORE_BR) && windows &&
+		    br && fair_rate) {
+			/* over 1.5 times the fair rate, without overflow */
+			if (br > fair_rate && br - fair_rate > fair_rate / 2)
+				pm += dfs_pm_step(windows * p->delta_i,
+						  br - fair_rate, fair_rate);
+			else
+				pm -= dfs_pm_step(windows * p->delta_d,
+						  fair_rate, br);
+			f->flags &= ~DFS_F_WINDOWS;
+			f->ptime = dfs_ptime(now);
+		}
+		if (pm >= p->max_th)
+			f->flags |= DFS_F_MALICIOUS;
+	}
+
+	pm = clamp_t(s64, pm, p->min_th, p->max_th);
+	f->pm = pm;
+	/*
+	 * Below the trending threshold a flow is judged by its backlog again
+	 * and its packets pass: it is no longer malicious either, so that
+	 * the mark (and what xstats and the class dump report) means "being
+	 * dropped".  It is reset, bitrate and all, at min_th.
+	 */
+	if (pm > trend_th)
+		f->flags |= DFS_F_TRENDING;
+	else
+		f->flags &= ~(DFS_F_TRENDING | DFS_F_MALICIOUS);
+	return verdict;
+}
 
 /* Algorithm 1, lines 10-13: where the flow belongs after a decision.  A
  * flow CPR drops is held in the cache too, where it is found first and
