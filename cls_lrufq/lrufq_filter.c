@@ -19,7 +19,6 @@
 #include <linux/kernel.h>
 #include <linux/init.h>
 #include <linux/module.h>
-#include <linux/jhash.h>
 #include <linux/random.h>
 #include <linux/prandom.h>
 #include <linux/spinlock.h>
@@ -45,7 +44,7 @@ struct lrufq_head {
 	struct tcf_result	low;
 	u32			handle;
 	u32			key_mode;	/* enum tc_lrufq_key */
-	u32			hashrnd;
+	u64			hash_seed[FLOWKEY_HASH_SEEDS];
 
 	spinlock_t		lock;		/* the cache and prng */
 	struct lrufq_lru	lru;
@@ -82,7 +81,7 @@ static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 		return -1;
 
 	flowkey_from_skb(skb, lrufq_key_modes[head->key_mode], &key);
-	hash = jhash2(key.w32, ARRAY_SIZE(key.w32), head->hashrnd);
+	hash = flowkey_hash(&key, head->hash_seed);
 	now = head->lru.pin_rate || head->lru.window ? ktime_get_ns() : 0;
 
 	spin_lock(&head->lock);
@@ -272,7 +271,7 @@ static int lrufq_change(struct net *net, struct sk_buff *in_skb,
 	new->key_mode = lrufq_get_u32(tb, TCA_LRUFQ_KEY,
 				      old ? old->key_mode :
 				      TC_LRUFQ_KEY_SRCDST);
-	new->hashrnd = get_random_u32();
+	flowkey_hash_init(new->hash_seed);
 	prandom_seed_state(&new->prng, get_random_u64());
 	new->high.classid = lrufq_get_u32(tb, TCA_LRUFQ_HIGH,
 					  old ? old->high.classid : 0);

@@ -162,13 +162,10 @@ static void dfs_btree_key(const struct dfs_btree *bt,
 
 void dfs_btree_init(struct dfs_btree *bt, u32 order)
 {
-	int i;
-
 	memset(bt, 0, sizeof(*bt));
 	bt->order = clamp_t(u32, order, DFS_BTREE_ORDER_MIN,
 			    DFS_BTREE_ORDER_MAX);
-	for (i = 0; i < DFS_BTREE_SEEDS; i++)
-		bt->seed[i] = get_random_u64();
+	flowkey_hash_init(bt->seed);
 }
 
 struct dfs_flow *dfs_btree_lookup(const struct dfs_btree *bt,

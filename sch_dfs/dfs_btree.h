@@ -7,8 +7,8 @@
  * per lookup, almost always.  Ordering by (tag, key) is a total order on
  * keys, all the prune walk needs; equal tags only cost key comparisons.
  *
- * The hash is multiply-shift over the key's words with random multipliers
- * per tree: a spoofed flood can not choose keys whose tags collide, which
+ * The hash is flowkey_hash(), strongly universal, with seeds drawn for each
+ * tree: a spoofed flood can not choose keys whose tags collide, which
  * would bring back a pointer chase per comparison.
  *
  * lib/btree.c is not used: its keys are at most 128 bits, while an IPv6
@@ -26,8 +26,8 @@
 
 struct dfs_btree_node;
 
-/* A constant and a multiplier for each of the key's five words. */
-#define DFS_BTREE_SEEDS	6
+/* flowkey_hash()'s: a constant and a multiplier a 32-bit word. */
+#define DFS_BTREE_SEEDS	FLOWKEY_HASH_SEEDS
 
 struct dfs_btree {
 	struct dfs_btree_node	*root;
@@ -39,14 +39,11 @@ struct dfs_btree {
 	u64			seed[DFS_BTREE_SEEDS];	/* of the tags */
 };
 
-/* The tag of @key in @bt: the high half of a multilinear hash. */
+/* The tag of @key in @bt: its keyed hash, strongly universal. */
 static inline u32 dfs_btree_tag(const struct dfs_btree *bt,
 				const struct flowkey *key)
 {
-	const u64 *s = bt->seed;
-
-	return (s[0] + key->w[0] * s[1] + key->w[1] * s[2] +
-		key->w[2] * s[3] + key->w[3] * s[4] + key->w[4] * s[5]) >> 32;
+	return flowkey_hash(key, bt->seed);
 }
 
 /* The order of the tree: by tag, then by key. */

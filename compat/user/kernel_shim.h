@@ -40,7 +40,9 @@ typedef unsigned int gfp_t;
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
+#ifndef __always_inline		/* glibc's sys/cdefs.h has it */
 #define __always_inline	inline __attribute__((__always_inline__))
+#endif
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 

@@ -218,6 +218,47 @@ static void test_seeds(void)
 		      dfs_btree_tag(&b, &flows[i].key), "init_as tag %u", i);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A spoofer's keys that differ only in the top bits of two words, here
+ * the top byte of an IPv6 source's bytes 7 and 15 (w[0], w[1]): a hash
+ * over 64-bit words gives them sums that differ by multiples of 2^56,
+ * so the 65,536 of them fell on 256 tags, runs of 256 equal tags that
+ * every search walked key by key.  flowkey_hash() over 32-bit words
+ * gives them as many tags as random ones would (about one collision).
+ */
+static void test_tags_spread(void)
+{
+	static u32 tag[65536];
+	struct dfs_btree bt;
+	struct flowkey k;
+	unsigned int i, round, distinct;
+
+	for (round = 0; round < 4; round++) {
+		dfs_btree_init(&bt, 32);
+		memset(&k, 0, sizeof(k));
+		k.family = 10;		/* AF_INET6 */
+		memset(k.src, 0x20, 16);
+		memset(k.dst, 0x30, 16);
+		for (i = 0; i < 65536; i++) {
+			k.src[7] = i & 0xff;
+			k.src[15] = i >> 8;
+			tag[i] = dfs_btree_tag(&bt, &k);
+		}
+		qsort(tag, 65536, sizeof(tag[0]), cmp_u32);
+		for (i = 1, distinct = 1; i < 65536; i++)
+			distinct += tag[i] != tag[i - 1];
+		CHECK(distinct >= 65500, "round %u: %u distinct tags of 65536",
+		      round, distinct);
+	}
+}
+
 /* A full node passes an item to a sibling with room before it splits:
  * nodes end up fuller than the ln 2 of splits alone.
  */
@@ -314,6 +355,7 @@ int main(void)
 	TEST(test_random);
 	TEST(test_equal_tags);
 	TEST(test_seeds);
+	TEST(test_tags_spread);
 	TEST(test_fill);
 	TEST(test_mem);
 	TEST(test_alloc_failure);
