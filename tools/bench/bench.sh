@@ -66,7 +66,7 @@ SECS=${BENCH_SECS:-1}
 RUNS=${BENCH_RUNS:-3}
 SWEEP_RUNS=${BENCH_SWEEP_RUNS:-2}
 FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
-QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr dfs dfs-fq stfq}
+QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr drr-flow dfs dfs-fq stfq}
 # The mix measures DFS's memory as it fills its tables (mem does it alone).
 # The sweeps are left out: under icount the order's can only be flat (it
 # changes which nodes a search reads, not what it runs), and each value
@@ -138,17 +138,25 @@ qdisc_setup() {
 				${DFS_EXTRA:-} ;;
 	dfs-fq)		tc qdisc add dev "$dev" $parent $h dfs $DFS_OPTS sched fq \
 				${DFS_EXTRA:-} ;;
-	drr|stfq)
-		# Classful: one class for all (drr, matchall), or the LRU-FQ
-		# pair of README (stfq, lrufq).
+	drr|drr-flow|stfq)
+		# Classful: one class for all (drr, matchall); two classes
+		# that the kernel's flow classifier picks by a hash of the
+		# addresses (drr-flow: a classifier that reads each packet's
+		# flow, as lrufq must, where matchall reads nothing); or the
+		# LRU-FQ pair of README (stfq, lrufq).
 		[ "$parent" = root ] || return 1
-		tc qdisc add dev "$dev" root handle 1: $name \
+		tc qdisc add dev "$dev" root handle 1: ${name%-flow} \
 			$([ $name = stfq ] && echo default 1) &&
-		tc class add dev "$dev" parent 1: classid 1:1 $name \
+		tc class add dev "$dev" parent 1: classid 1:1 ${name%-flow} \
 			$([ $name = stfq ] && echo weight 3) &&
 		if [ $name = drr ]; then
 			tc filter add dev "$dev" parent 1: protocol all prio 1 \
 				matchall classid 1:1
+		elif [ $name = drr-flow ]; then
+			tc class add dev "$dev" parent 1: classid 1:2 drr &&
+			tc filter add dev "$dev" parent 1: protocol all prio 1 \
+				handle 1 flow hash keys src,dst divisor 2 \
+				baseclass 1:1
 		else
 			tc class add dev "$dev" parent 1: classid 1:2 stfq weight 1 &&
 			tc filter add dev "$dev" parent 1: protocol all prio 1 lrufq \
@@ -275,7 +283,7 @@ scenario_load() {
 	for n in $LOAD_FLOWS; do
 		list=()
 		for qd in $QDISCS; do
-			case $qd in drr|stfq) continue ;; esac
+			case $qd in drr*|stfq) continue ;; esac
 			dev=$(dev_of "$qd")
 			dev_add "$dev" && qdisc_setup_under_tbf "$dev" "$qd" ||
 				die "can not set up $qd under tbf"
@@ -298,7 +306,7 @@ scenario_flood() {
 	for n in $FLOOD_FLOWS; do
 		list=()
 		for qd in $QDISCS; do
-			case $qd in drr|stfq) continue ;; esac
+			case $qd in drr*|stfq) continue ;; esac
 			dev=$(dev_of "$qd")
 			dev_add "$dev" && qdisc_setup_shaped "$dev" "$qd" ||
 				die "can not set up $qd"
@@ -416,7 +424,7 @@ scenario_profile() {
 	command -v perf >/dev/null || die "no perf (make deps installs linux-perf)"
 	for n in $LOAD_FLOWS; do
 		for qd in $QDISCS; do
-			case $qd in drr|stfq) dev_add b-prof && qdisc_setup b-prof "$qd" ;;
+			case $qd in drr*|stfq) dev_add b-prof && qdisc_setup b-prof "$qd" ;;
 			*) dev_add b-prof && qdisc_setup_under_tbf b-prof "$qd" ;;
 			esac || die "can not set up $qd"
 			[ "${qd#dfs}" != "$qd" ] && populate b-prof "$n"

@@ -16,10 +16,10 @@ import statistics
 import sys
 from collections import defaultdict
 
-ORDER = ["pfifo", "fq_codel", "sfb", "hhf", "fq", "cake", "drr", "stfq",
-         "dfs", "dfs-fq"]
-LABEL = {"drr": "drr + matchall", "stfq": "stfq + lrufq",
-         "dfs-fq": "dfs sched fq"}
+ORDER = ["pfifo", "fq_codel", "sfb", "hhf", "fq", "cake", "drr", "drr-flow",
+         "stfq", "dfs", "dfs-fq"]
+LABEL = {"drr": "drr + matchall", "drr-flow": "drr + flow",
+         "stfq": "stfq + lrufq", "dfs-fq": "dfs sched fq"}
 # The memory budget per flow of each DFS sched (issue 14).
 MEM_BUDGET = {"dfs": 96, "dfs-fq": 128}
 
@@ -189,6 +189,16 @@ def targets(med, mem, out):
         paired("stfq + lrufq against drr + matchall, %s flows"
                % flows_label(n), ("mix", "stfq", n, ""), ("mix", "drr", n, ""),
                1.0)
+    # Not a target: the peer whose classifier reads each packet's flow.
+    for n in sorted({k[2] for k in med if k[0] == "mix"}):
+        r = pratio(("mix", "stfq", n, ""), ("mix", "drr-flow", n, ""))
+        if r is not None:
+            sp = pspread(("mix", "stfq", n, ""), ("mix", "drr-flow", n, ""))
+            rows.append(("stfq + lrufq against drr + flow (hash of the "
+                         "addresses, 2 classes), %s flows" % flows_label(n),
+                         "-", fmt(r),
+                         "%.1f%%" % (100 * sp) if sp is not None else "-",
+                         None))
     if not rows:
         return
     out.append("| target | wanted | measured | spread of rounds | met |")
