@@ -85,7 +85,7 @@ endif
 
 # The selftests' test device and test qdisc (selftests/drivers/), never
 # installed.
-TEST_DRIVERS := pushback peekdrop
+TEST_DRIVERS := pushback peekdrop fkcheck
 test-modules: modules
 ifeq ($(KERNEL),)
 	for d in $(TEST_DRIVERS); do \

@@ -17,6 +17,11 @@
 # frame the qdisc took is accounted as sent or dropped, the backlog of
 # every qdisc on r-out is back to 0 once the traffic stops, and the
 # qdisc still forwards.
+# Then the same corpus through fkcheck (selftests/drivers/fkcheck), a
+# FIFO that builds every packet's key in the four modes with the fast
+# path of net/flowkey_skb.h and with the dissector alone: not one key may
+# differ, and the fast path must have taken packets and left others to
+# the dissector.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -152,5 +157,37 @@ for key in src dst srcdst 5tuple; do
 	check_err $? "nothing reached the high class"
 	log_test "stfq + lrufq key $key: heavy flows classified high ($hi packets)"
 done
+
+# fkcheck's counters, "PACKETS HITS FALLBACKS MISMATCHES" (keys: a packet
+# in a mode).
+FKCHECK=/sys/module/sch_fkcheck/parameters
+fkcheck_counts()
+{
+	cat "$FKCHECK/packets" "$FKCHECK/hits" "$FKCHECK/fallbacks" \
+		"$FKCHECK/mismatches" | xargs
+}
+
+in_ns r tc qdisc del dev "$R_OUT" root 2>/dev/null
+if [ -r "$FKCHECK/mismatches" ] &&
+   setup_bottleneck_htb "$R_OUT" 10mbit fkcheck; then
+	read -r k0 h0 f0 m0 <<<"$(fkcheck_counts)"
+	run_corpus fkcheck "fkcheck"
+	read -r k1 h1 f1 m1 <<<"$(fkcheck_counts)"
+	RET=0
+	log_info "fkcheck: $((k1 - k0)) packets, keys: $((h1 - h0)) by the fast path, $((f1 - f0)) left to the dissector, $((m1 - m0)) different"
+	[ $((k1 - k0)) -gt 0 ]
+	check_err $? "fkcheck saw no packet"
+	[ "$m1" -eq "$m0" ]
+	check_err $? "$((m1 - m0)) keys of the fast path differ from the dissector's (kernel log)"
+	[ $((h1 - h0)) -gt 0 ]
+	check_err $? "the fast path built no key"
+	[ $((f1 - f0)) -gt 0 ]
+	check_err $? "the fast path left no packet to the dissector"
+	log_test "fkcheck: the fast path's keys are the dissector's"
+else
+	RET=0
+	check_err 1 "no fkcheck test qdisc (make test-modules)"
+	log_test "fkcheck: the fast path's keys are the dissector's"
+fi
 
 ksft_exit

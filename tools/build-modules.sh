@@ -29,12 +29,13 @@ while IFS= read -r -d '' f; do
 done < <(source_files "$REPO" Kbuild compat sch_dfs sch_stfq cls_lrufq sch_hishape include \
 		      selftests/drivers)
 
-# The modules, then the selftests' test device and qdisc (never installed).
+# The modules, then the selftests' test device and qdiscs (never installed).
 log=$OUT/build.log
 jobs=-j${JOBS:-$(nproc)}
 if ! { make "$jobs" -C "$KDIR" M="$OUT" W=1 modules &&
        make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/pushback" W=1 modules &&
-       make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/peekdrop" W=1 modules; } > "$log" 2>&1; then
+       make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/peekdrop" W=1 modules &&
+       make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/fkcheck" W=1 modules; } > "$log" 2>&1; then
 	cat "$log" >&2
 	echo "build-modules: FAIL: the build against $KDIR failed" >&2
 	exit 1
@@ -47,7 +48,8 @@ uts=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 	"$KDIR/include/generated/utsrelease.h")
 for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko sch_hishape/sch_hishape.ko \
 	  selftests/drivers/pushback/pushback.ko \
-	  selftests/drivers/peekdrop/sch_peekdrop.ko; do
+	  selftests/drivers/peekdrop/sch_peekdrop.ko \
+	  selftests/drivers/fkcheck/sch_fkcheck.ko; do
 	[ -f "$OUT/$ko" ] || { echo "build-modules: FAIL: no $ko" >&2; exit 1; }
 	# One vermagic, this kernel's: a stale <module>.mod.c in OUTDIR
 	# (from a copy made before build-modules skipped build products)
@@ -60,4 +62,4 @@ for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko sch_his
 		exit 1
 	fi
 done
-echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 4 modules and the test device and qdisc, W=1, no warning"
+echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 4 modules and the test device and qdiscs, W=1, no warning"
