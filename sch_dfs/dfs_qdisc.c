@@ -598,6 +598,19 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 	if (dfs_fq_mode(q)) {
 		u64 signals = q->fq_stats.codel_drops + q->fq_stats.codel_marks;
 
+		/* A parent polls after every packet it took (TBF's peek,
+		 * __qdisc_run()): empty, DFS answers without a clock read,
+		 * which was a quarter of its clock reads under a TBF.  It
+		 * lets go of the flows its last packets left in the lists,
+		 * as the walk of a dequeue would: left there, they piled up
+		 * in the old list while every packet came from a new flow
+		 * (1M flows, each holding a queue).
+		 */
+		if (!sch->q.qlen) {
+			if (q->fq.count)
+				dfs_fq_purge(&q->fq, &dfs_fq_ops, sch);
+			return NULL;
+		}
 		now = ktime_get_ns();
 		skb = dfs_fq_next(sch, now);
 		/* CoDel's drops and marks are congestion too (CPR) */
