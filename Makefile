@@ -22,7 +22,8 @@
 #                 the test VM; tools/lab runs any scenario
 # make bench      per-packet cost and memory at 1 to 1M flows against the
 #                 kernel's qdiscs, in guest instructions (test VM, about
-#                 25 minutes): results/bench/table.md and pps.png
+#                 6 minutes): results/bench/table.md and pps.png;
+#                 BENCH_SCENARIOS=profile: perf in the guest, by function
 # make bench-hishape  the HiShape paper's Figure 1 (test VM):
 #                 results/bench-hishape/table.md and pps.png;
 #                 BENCH_ARGS=quick for 10 and 1000 ranges only
@@ -194,7 +195,6 @@ bench: modules tc
 	*) echo "make bench: BENCH_CLOCK is icount or wall" >&2; exit 2 ;; esac
 	$(BENCH_VM_$(BENCH_CLOCK)) BENCH_CLOCK=$(BENCH_CLOCK) \
 	VM_MEMORY=2G VM_TIMEOUT=2400 VM_APPEND=tsc=reliable \
-	VM_PASS_ENV="BENCH_HOST BENCH_CLOCK" \
 	BENCH_HOST="$$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores" \
 		tools/vm-run.sh tools/bench/bench.sh
 	$(PLOT_PYTHON) tools/bench/report.py results/bench

@@ -37,7 +37,8 @@
 #                  two at once on a small host would skew each other
 #   VM_PASS_ENV    extra variable names to pass into the guest; DFS_*,
 #                  KSFT_*, TEST_*, TESTS, VM_*, VERBOSE, FLOW_*, TOPO_*,
-#                  BN_* and FAMILY always are
+#                  BN_*, BENCH_* (make bench's settings) and FAMILY
+#                  always are
 #
 # The whole host filesystem is visible read-only in the guest; $REPO/build,
 # $REPO/results and a private temp dir are writable.  Logs: build/vm-logs/<ts>-dmesg.txt
@@ -119,7 +120,7 @@ trap cleanup EXIT
 trap 'echo "vm-run: interrupted" >&2; exit 130' INT TERM
 
 # Variables passed into the guest (which starts with a clean environment).
-PASS_RE='^(DFS_|KSFT_|TEST_|TESTS$|VM_|VERBOSE$|FLOW_|TOPO_|BN_|FAMILY$)'
+PASS_RE='^(DFS_|KSFT_|TEST_|TESTS$|VM_|VERBOSE$|FLOW_|TOPO_|BN_|BENCH_|FAMILY$)'
 {
 	printf 'REPO=%q\n' "$REPO"
 	printf 'SCRIPT=%q\n' "$SCRIPT"

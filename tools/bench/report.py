@@ -276,6 +276,13 @@ def main():
     med, runs = load(raw)
     RUNS.update(runs)
     if not med:
+        # BENCH_SCENARIOS=profile alone measures nothing to tabulate
+        profiles = sorted(f for f in os.listdir(d)
+                          if f.startswith("profile-") and f.endswith(".txt"))
+        if profiles:
+            print("report: no measurements, %d profiles in %s"
+                  % (len(profiles), d))
+            return
         sys.exit("report: %s has no measurements" % raw)
     mem = []
     if os.path.exists(os.path.join(d, "memory.csv")):
