@@ -16,6 +16,7 @@ void dfs_meter_init(struct dfs_meter *m, u64 now)
 	memset(m, 0, sizeof(*m));
 	m->epoch_start = now;
 	m->epoch = 2;	/* flows start at epoch 0: never seen, not recent */
+	m->stale = true;	/* no fair rate yet */
 }
 
 /* The defaults: Table 2 of the paper, the bandwidth measured. */

@@ -38,18 +38,41 @@ struct dfs_params {
  * really compete for the link within one measurement window (a lone packet,
  * such as a spoofed source hitting a known flow, does not count), and is
  * kept in O(1) per packet with no walk over the flows.  n is a sum of
- * weights in 1/DFS_METER_ONE of a flow: a sparse flow that gets all it
- * sends counts for less than one (dfs_meter_seen()).
+ * weights in 1/DFS_METER_ONE of a flow: a flow that sends under its share
+ * counts for less than one (dfs_flow_weight()).
  */
 #define DFS_METER_ONE	256U
+
+/*
+ * What the meter counts in an epoch, DFS_METER_ONE a flow: the flows each
+ * whole (the paper's n), then weighed by the rate that gives, then by the
+ * rate that gives in turn (dfs_flow_weight()); each count for the flows
+ * let in, and with the flows DFS drops let in again (_r).
+ */
+struct dfs_meter_counts {
+	u64	n;		/* flows let in, each whole */
+	u64	n_dropped;	/* flows DFS drops (malicious), each whole */
+	u64	step;		/* flows let in, weighed by link / n */
+	u64	step_r;		/* the same, by link / (n + n_dropped) */
+	u64	step_dropped;	/* flows DFS drops, by that rate too */
+	u64	active;		/* flows let in, weighed by link / step */
+	u64	active_r;	/* the same, by link / (step_r + step_dropped) */
+	u64	dropped;	/* flows DFS drops, by that rate too */
+};
 
 struct dfs_meter {
 	u64	epoch_start;	/* ns */
 	u32	epoch;
-	u64	cur_active;	/* flows seen in this epoch, DFS_METER_ONE each */
-	u64	prev_active;	/* the same for the previous epoch */
-	u64	cur_dropped;	/* and flows DFS drops (malicious) */
-	u64	prev_dropped;
+	struct dfs_meter_counts cur;	/* this epoch */
+	struct dfs_meter_counts prev;	/* the previous one */
+	/* The rates of the counts, as of the last dfs_meter_update(). */
+	u64	paper;		/* link / n */
+	u64	paper_r;	/* link / (n + n_dropped) */
+	u64	step;		/* link / step */
+	u64	step_r;		/* link / (step_r + step_dropped) */
+	u64	fair;		/* dfs_fair_rate() */
+	u64	fair_r;		/* dfs_fair_rate_readmitted() */
+	bool	stale;		/* a count or the link changed since */
 	bool	busy;		/* the queue holds a packet, since busy_start */
 	u64	busy_start;	/* ns */
 	u64	busy_ns;	/* time with a backlog in this epoch */
@@ -129,10 +152,10 @@ static inline void dfs_meter_tick(struct dfs_meter *m, u64 now,
 						  busy);
 	m->busy_ns = 0;
 	/* After an idle gap the previous epoch saw nobody. */
-	m->prev_active = elapsed < 2 * interval ? m->cur_active : 0;
-	m->prev_dropped = elapsed < 2 * interval ? m->cur_dropped : 0;
-	m->cur_active = 0;
-	m->cur_dropped = 0;
+	m->prev = elapsed < 2 * interval ? m->cur :
+		  (struct dfs_meter_counts){};
+	m->cur = (struct dfs_meter_counts){};
+	m->stale = true;
 	m->deq_bytes = 0;
 	m->epoch++;
 	m->epoch_start = now;
@@ -154,38 +177,46 @@ static inline void dfs_meter_idle(struct dfs_meter *m, u64 now)
 }
 
 /*
- * What a flow weighs in n.  Link / n is a fair share only if every one of
- * the n flows wants that much; a ping, a DNS exchange or a stream of ACKs
+ * What a flow weighs in n, against the rate @fair_rate.  Link / n is a
+ * fair share only if every one of the n flows wants that much; a ping, a
+ * DNS exchange, a stream of ACKs or a UDP stream at a set rate under it
  * does not, and counted whole they lower everyone's fair rate until the
- * flows that take what is left look unfair (the lab's scenario 2, with its
- * probe pinging 20 times a second: TCP at 1.5 times link / n, where the
- * margin is, and now and then marked malicious).  So, one step of max-min
- * fairness: a flow that lost nothing to congestion in this bitrate window
- * or the last, and sent under half the fair rate, counts 2 * br / fair of
- * a flow.  In one queue (sched fifo), a flow that loses packets wants
- * more than it gets and counts whole, however little it sends: TCP
- * squeezed by a flood in one FIFO must keep the flood's fair rate down,
- * or the flood would never be over it.  With a queue per flow (sched fq)
- * nobody is squeezed, every backlogged flow gets its share, and a loss
- * says only that the flow sent more than that: counted whole, TCP hosts
- * backing off after an attack's burst (one packet an RTO) lowered the
- * fair rate of the one that took the link they left idle, up to 4 Mbit/s
- * of 10 among 8, until Algorithm 3 marked it (the lab's scenario 6,
- * 2026-11-27).  A flow not measured yet counts whole.  Only the rate
- * makes a flow light, and from half its share on it is whole, so flows
- * at their fair rate (scenario 2's good UDP) count as the paper counts
- * them.
+ * flows that take what is left look unfair.  So n takes two steps of
+ * max-min fairness's water-filling from the paper's fair rate, link / n
+ * with every flow whole: a flow measured under it counts br / rate of a
+ * flow, and again under the rate that gives.  Each step raises the fair
+ * rate towards max-min's and none takes it past (repeated on its own
+ * result the step would: once every flow gets what it sends, any rate
+ * over the largest solves it, and the meter would stay at the link's
+ * whole rate after an idle spell).  Scenario 2 of the lab, once its
+ * attackers are cut: 5 UDP flows at 0.625 Mbit/s of 10 and 5 TCP flows
+ * taking the rest, 1.375 Mbit/s on average and up to 1.83 for the
+ * shortest RTT in one FIFO.  Counted whole (and before 2026-11-28 from
+ * half the fair rate on) the UDP flows made the fair rate link / 10, and
+ * that TCP flow was over the 1.5 margin now and then (lab_classify.sh);
+ * one step makes it 1.18 Mbit/s, two 1.31.
+ *
+ * In one queue (sched fifo), a flow that loses packets wants more than it
+ * gets and counts whole, however little it sends: TCP squeezed by a flood
+ * in one FIFO must keep the flood's fair rate down, or the flood would
+ * never be over it.  With a queue per flow (sched fq) nobody is squeezed,
+ * every backlogged flow gets its share, and a loss says only that the
+ * flow sent more than that: counted whole, TCP hosts backing off after an
+ * attack's burst (one packet an RTO) lowered the fair rate of the one
+ * that took the link they left idle, up to 4 Mbit/s of 10 among 8, until
+ * Algorithm 3 marked it (the lab's scenario 6, 2026-11-27).  A flow not
+ * measured yet counts whole.
  */
 static inline u32 dfs_flow_weight(const struct dfs_meter *m,
 				  const struct dfs_flow *f, u64 fair_rate)
 {
 	u64 br = dfs_flow_bitrate(f);
 
-	if (!br || br >= fair_rate / 2 ||
+	if (!br || br >= fair_rate ||
 	    (m->one_queue && (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV))))
 		return DFS_METER_ONE;
 	/* the quotient is under DFS_METER_ONE: no overflow */
-	return mul_u64_u64_div_u64(br, 2 * DFS_METER_ONE, fair_rate);
+	return mul_u64_u64_div_u64(br, DFS_METER_ONE, fair_rate);
 }
 
 /*
@@ -196,33 +227,45 @@ static inline u32 dfs_flow_weight(const struct dfs_meter *m,
  * rate collapses and the real flows look unfair.  f->epoch holds the
  * epoch of the flow's last packet, shifted left by one, and in bit 0
  * whether the flow is already counted in it.  It is counted with its
- * weight at that moment, once per epoch: one division per flow and epoch
- * at most, none per packet.
+ * weights at that moment, once per epoch: four divisions per flow and
+ * epoch at most, none per packet.  True when the flow is to be counted
+ * now.
  */
-static inline void dfs_meter_count(struct dfs_meter *m, struct dfs_flow *f,
-				   u64 fair_rate, u64 *count)
+static inline bool dfs_meter_count(struct dfs_meter *m, struct dfs_flow *f)
 {
 	u32 tag = m->epoch << 1;
 
 	if ((f->epoch | 1) == (tag | 1)) {
-		if (!(f->epoch & 1)) {		/* second packet this epoch */
-			f->epoch |= 1;
-			*count += dfs_flow_weight(m, f, fair_rate);
-		}
-		return;
+		if (f->epoch & 1)
+			return false;
+		f->epoch |= 1;			/* second packet this epoch */
+		m->stale = true;
+		return true;
 	}
 	if ((f->epoch | 1) == (((m->epoch - 1) << 1) | 1)) {
 		f->epoch = tag | 1;		/* sent in the previous epoch too */
-		*count += dfs_flow_weight(m, f, fair_rate);
-		return;
+		m->stale = true;
+		return true;
 	}
 	f->epoch = tag;				/* one packet: not yet */
+	return false;
 }
 
-static inline void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f,
-				  u64 fair_rate)
+/*
+ * A packet of a flow let in: it is one of the n that share the link.  It
+ * is weighed for dfs_fair_rate(), and for dfs_fair_rate_readmitted() as
+ * if the dropped flows were let in, by the meter's rates of the last
+ * dfs_meter_update().
+ */
+static inline void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f)
 {
-	dfs_meter_count(m, f, fair_rate, &m->cur_active);
+	if (dfs_meter_count(m, f)) {
+		m->cur.n += DFS_METER_ONE;
+		m->cur.step += dfs_flow_weight(m, f, m->paper);
+		m->cur.step_r += dfs_flow_weight(m, f, m->paper_r);
+		m->cur.active += dfs_flow_weight(m, f, m->step);
+		m->cur.active_r += dfs_flow_weight(m, f, m->step_r);
+	}
 }
 
 /*
@@ -231,15 +274,22 @@ static inline void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f,
  * for dfs_fair_rate_readmitted().
  */
 static inline void dfs_meter_seen_dropped(struct dfs_meter *m,
-					  struct dfs_flow *f, u64 fair_rate)
+					  struct dfs_flow *f)
 {
-	dfs_meter_count(m, f, fair_rate, &m->cur_dropped);
+	if (dfs_meter_count(m, f)) {
+		m->cur.n_dropped += DFS_METER_ONE;
+		m->cur.step_dropped += dfs_flow_weight(m, f, m->paper_r);
+		m->cur.dropped += dfs_flow_weight(m, f, m->step_r);
+	}
 }
 
-/* The weight of the flows of this or the last epoch, the larger. */
+/*
+ * The counts of this or the last epoch, the larger of each: the weight of
+ * the flows let in, at least one flow.
+ */
 static inline u64 dfs_meter_weight(const struct dfs_meter *m)
 {
-	return max_t(u64, max(m->cur_active, m->prev_active), DFS_METER_ONE);
+	return max_t(u64, max(m->cur.active, m->prev.active), DFS_METER_ONE);
 }
 
 /* The link rate shared by flows of weight @weight (at least one flow). */
@@ -276,13 +326,41 @@ static inline u64 dfs_fair_rate(const struct dfs_params *p,
  * beside 10 other flows are at 1.33 times the fair rate of the 10, were
  * let in again, made n 15, and were marked again, in turn every few
  * seconds (the lab's scenario 2).  Let in, they would be at twice it.
- * A lone flood is judged by the fair rate it was marked at, n + 1.
+ * A lone flood is judged by the fair rate it was marked at, n + 1.  Here
+ * every flow is weighed by the rates with the dropped flows in (step_r,
+ * active_r): weighed by the active flows' own, scenario 2's good UDP at
+ * 0.625 Mbit/s would count half a flow where, the attackers let in, they
+ * count 0.92, and the attackers would be judged at 1.6 times their fair
+ * rate instead of 1.8.
  */
 static inline u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
 					   const struct dfs_meter *m)
 {
-	return dfs_link_share(p, m, max(m->cur_active, m->prev_active) +
-				    max(m->cur_dropped, m->prev_dropped));
+	return dfs_link_share(p, m, max(m->cur.active_r, m->prev.active_r) +
+				    max(m->cur.dropped, m->prev.dropped));
+}
+
+/*
+ * The meter's rates change only when a flow is counted, an epoch ends or
+ * the link's rate is set: enqueue reads them from the meter, and pays
+ * their divisions only then, not for every packet.
+ */
+static inline void dfs_meter_update(const struct dfs_params *p,
+				    struct dfs_meter *m)
+{
+	const struct dfs_meter_counts *c = &m->cur, *l = &m->prev;
+
+	if (!m->stale)
+		return;
+	m->paper = dfs_link_share(p, m, max(c->n, l->n));
+	m->paper_r = dfs_link_share(p, m, max(c->n, l->n) +
+				    max(c->n_dropped, l->n_dropped));
+	m->step = dfs_link_share(p, m, max(c->step, l->step));
+	m->step_r = dfs_link_share(p, m, max(c->step_r, l->step_r) +
+				   max(c->step_dropped, l->step_dropped));
+	m->fair = dfs_fair_rate(p, m);
+	m->fair_r = dfs_fair_rate_readmitted(p, m);
+	m->stale = false;
 }
 
 /*

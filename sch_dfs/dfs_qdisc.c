@@ -401,13 +401,12 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      dfs_meter_active(&q->meter));
 	q->wfs_ewma = dfs_wfs_ewma(q->wfs_ewma, wfs, p->beta);
 
-	/* A flow DFS drops is judged, and weighed, by the fair rate it
-	 * would have if let in (dfs_fair_rate_readmitted()).
+	/* A flow DFS drops is judged by the fair rate it would have if
+	 * let in (dfs_fair_rate_readmitted()).
 	 */
+	dfs_meter_update(p, &q->meter);
 	flags = flow->flags;
-	fair_rate = flags & DFS_F_MALICIOUS ?
-		    dfs_fair_rate_readmitted(p, &q->meter) :
-		    dfs_fair_rate(p, &q->meter);
+	fair_rate = flags & DFS_F_MALICIOUS ? q->meter.fair_r : q->meter.fair;
 	verdict = dfs_decide(p, flow, now, q->wfs_ewma, fair_rate);
 	dfs_cpr_judge(q, flow, now);
 	if (flags != flow->flags) {
@@ -419,7 +418,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * that share it (Eq. 1's b / n, the fair rate), but counted apart.
 	 */
 	if (verdict == DFS_DROP) {
-		dfs_meter_seen_dropped(&q->meter, flow, fair_rate);
+		dfs_meter_seen_dropped(&q->meter, flow);
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}
@@ -432,7 +431,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	if (verdict == DFS_MARK)
 		dfs_congested(q, flow);
-	dfs_meter_seen(&q->meter, flow, fair_rate);
+	dfs_meter_seen(&q->meter, flow);
 
 	if (unlikely(sch->qstats.backlog + len > p->limit)) {
 		q->stats.drop_overlimit++;
@@ -1294,6 +1293,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	 * The flows go back to the old sched's cache.
 	 */
 	dfs_params_set(&q->params, &c.params);
+	q->meter.stale = true;		/* bandwidth: the fair rates */
 	dfs_cpr_change(q, &c);
 	if (c.key_mode != q->key_mode || c.sched != q->sched)
 		qdisc_purge_queue(sch);

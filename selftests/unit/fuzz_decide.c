@@ -98,19 +98,29 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 }
 
 /*
- * A flow's weight in n: whole when not measured, in one queue when it
- * lost a packet to congestion in this window or the last, or from half
- * the fair rate on; else 2 br / fair of a flow, rounded down.
+ * A flow's weight in n against a rate: whole when not measured, in one
+ * queue when it lost a packet to congestion in this window or the last,
+ * or from that rate on; else br / rate of a flow, rounded down.
  */
 static u64 ref_weight(const struct dfs_flow *f, u64 fair, bool one_queue)
 {
 	u64 br = (u64)f->bitrate * 8;	/* stored in 8 bytes/s */
 
 	if (!br || (one_queue && (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV))) ||
-	    (u128)br * 2 >= (u128)fair - fair % 2)
+	    br >= fair)
 		return DFS_METER_ONE;
-	return (u128)br * 2 * DFS_METER_ONE / fair;
+	return (u128)br * DFS_METER_ONE / fair;
 }
+
+/* The link shared by flows of weight @w, as dfs_link_share() has it. */
+static u64 ref_share(const struct dfs_params *p, const struct dfs_meter *m,
+		     u64 w)
+{
+	return (u128)(p->bandwidth ? p->bandwidth : m->deq_rate) *
+	       DFS_METER_ONE / max(w, (u64)DFS_METER_ONE);
+}
+
+#define ref_max(m, field)	max((m)->cur.field, (m)->prev.field)
 
 static void check_wfs(u32 limit, u32 backlog, u32 n)
 {
@@ -135,7 +145,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_params p = {};
 	struct dfs_flow f = {}, rf;
 	struct dfs_meter m;
-	u64 now, interval, deq_ref = 0, fair, rfair, old_w, old_d, w, elapsed;
+	u64 now, interval, deq_ref = 0, fair, rfair, elapsed;
+	struct dfs_meter_counts c, old_c;
 	u64 busy_start = 0, busy_ns = 0;
 	bool busy = false;
 	u32 ewma, old, wfs, n, was;
@@ -201,20 +212,48 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			FUZZ_ASSERT(f.win_bytes ==
 				    ((u64)rf.win_bytes + len > U32_MAX ?
 				     U32_MAX : rf.win_bytes + len));
-			/* counted with the weight of its rate and losses */
-			fair = op & 0x20 ? get(&in, 8) : dfs_fair_rate(&p, &m);
-			old_w = m.cur_active;
-			old_d = m.cur_dropped;
+			/* counted with the weights of its rate and losses, by
+			 * the meter's rates: updated as enqueue does, or any
+			 */
+			if (op & 0x20) {
+				m.paper = get(&in, 8);
+				m.paper_r = get(&in, 8);
+				m.step = get(&in, 8);
+				m.step_r = get(&in, 8);
+			} else {
+				dfs_meter_update(&p, &m);
+			}
+			old_c = m.cur;
 			was = f.epoch;
 			/* admitted, or dropped as malicious: counted apart */
 			if (op & 0x10)
-				dfs_meter_seen_dropped(&m, &f, fair);
+				dfs_meter_seen_dropped(&m, &f);
 			else
-				dfs_meter_seen(&m, &f, fair);
-			w = (f.epoch & 1) && f.epoch != was ?
-			    ref_weight(&f, fair, m.one_queue) : 0;
-			FUZZ_ASSERT(m.cur_active - old_w == (op & 0x10 ? 0 : w));
-			FUZZ_ASSERT(m.cur_dropped - old_d == (op & 0x10 ? w : 0));
+				dfs_meter_seen(&m, &f);
+			c = old_c;
+			if ((f.epoch & 1) && f.epoch != was) {
+				FUZZ_ASSERT(m.stale);
+				if (op & 0x10) {
+					c.n_dropped += DFS_METER_ONE;
+					c.step_dropped += ref_weight(&f, m.paper_r,
+								     m.one_queue);
+					c.dropped += ref_weight(&f, m.step_r,
+								m.one_queue);
+				} else {
+					c.n += DFS_METER_ONE;
+					c.step += ref_weight(&f, m.paper,
+							     m.one_queue);
+					c.step_r += ref_weight(&f, m.paper_r,
+							       m.one_queue);
+					c.active += ref_weight(&f, m.step,
+							       m.one_queue);
+					c.active_r += ref_weight(&f, m.step_r,
+								 m.one_queue);
+				}
+			}
+			FUZZ_ASSERT(!memcmp(&c, &m.cur, sizeof(c)));
+			if (op & 0x20)	/* the rates were not the meter's */
+				m.stale = true;
 			break;
 		case 1:		/* a departure: bytes for the meter */
 			len = get(&in, 4);
@@ -233,18 +272,18 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				busy_ns = 0;
 				busy_start = now;
 			}
-			old_w = m.cur_active;
-			old_d = m.cur_dropped;
+			old_c = m.cur;
 			was = m.epoch;
 			elapsed = now - m.epoch_start;
 			dfs_meter_tick(&m, now, interval);
 			FUZZ_ASSERT(m.deq_rate == rate);
 			if (m.epoch != was) {	/* a new epoch: this one's last */
-				FUZZ_ASSERT(!m.cur_active && !m.cur_dropped);
-				FUZZ_ASSERT(m.prev_active ==
-					    (elapsed < 2 * interval ? old_w : 0));
-				FUZZ_ASSERT(m.prev_dropped ==
-					    (elapsed < 2 * interval ? old_d : 0));
+				memset(&c, 0, sizeof(c));
+				FUZZ_ASSERT(!memcmp(&m.cur, &c, sizeof(c)));
+				if (elapsed < 2 * interval)
+					c = old_c;
+				FUZZ_ASSERT(!memcmp(&m.prev, &c, sizeof(c)));
+				FUZZ_ASSERT(m.stale);
 			}
 			if (!m.deq_bytes)
 				deq_ref = 0;
@@ -278,18 +317,24 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			if (op & 0x40)
 				f.bitrate = get(&in, 4);
 			fair = dfs_fair_rate(&p, &m);
-			rfair = (u128)(p.bandwidth ? p.bandwidth : m.deq_rate) *
-				DFS_METER_ONE /
-				max(max(m.cur_active, m.prev_active),
-				    (u64)DFS_METER_ONE);
-			FUZZ_ASSERT(fair == rfair);
+			FUZZ_ASSERT(fair == ref_share(&p, &m, ref_max(&m, active)));
 			/* with the dropped flows let in again */
-			rfair = (u128)(p.bandwidth ? p.bandwidth : m.deq_rate) *
-				DFS_METER_ONE /
-				max(max(m.cur_active, m.prev_active) +
-				    max(m.cur_dropped, m.prev_dropped),
-				    (u64)DFS_METER_ONE);
+			rfair = ref_share(&p, &m, ref_max(&m, active_r) +
+					  ref_max(&m, dropped));
 			FUZZ_ASSERT(dfs_fair_rate_readmitted(&p, &m) == rfair);
+			/* and the rates enqueue reads, once updated */
+			dfs_meter_update(&p, &m);
+			FUZZ_ASSERT(!m.stale && m.fair == fair &&
+				    m.fair_r == rfair);
+			FUZZ_ASSERT(m.paper == ref_share(&p, &m, ref_max(&m, n)));
+			FUZZ_ASSERT(m.paper_r ==
+				    ref_share(&p, &m, ref_max(&m, n) +
+					      ref_max(&m, n_dropped)));
+			FUZZ_ASSERT(m.step ==
+				    ref_share(&p, &m, ref_max(&m, step)));
+			FUZZ_ASSERT(m.step_r ==
+				    ref_share(&p, &m, ref_max(&m, step_r) +
+					      ref_max(&m, step_dropped)));
 			if (f.flags & DFS_F_MALICIOUS && op & 0x10)
 				fair = rfair;	/* as enqueue judges it */
 			if (op & 0x20)	/* or any fair rate at all */
