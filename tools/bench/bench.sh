@@ -410,6 +410,13 @@ perf_profile() {
 	pg_stop ""
 	perf report -q -i "$1.data" --stdio --no-children \
 		--sort sym --percent-limit 0.3 > "$1.txt" 2>/dev/null
+	# BENCH_SYMOFF=REGEX: the samples of the matching functions by
+	# offset, to map onto source lines on the host (tools/bench/symoff.py)
+	if [ -n "${BENCH_SYMOFF:-}" ]; then
+		perf script -i "$1.data" -F ip,sym,symoff 2>/dev/null |
+			awk '{ print $2 }' | grep -E "^(${BENCH_SYMOFF})\+" |
+			sort | uniq -c | sort -rn > "$1.symoff.txt"
+	fi
 	rm -f "$1.data"
 	log "profile: $1.txt"
 }
