@@ -213,23 +213,19 @@ static void dfs_cpr_settle(struct dfs_cpr_flow *f, bool congested)
 		f->congested += f->pending;
 }
 
-/* A packet of flow f arrives (after dfs_cpr_tick()).  The packets of
- * its last period count as congested if that period was, or if the flow
- * was held in it and it was a surge (dfs_cpr.h).
+/* The first packet of flow f in a new period: the packets of its last
+ * period count as congested if that period was, or if the flow was held
+ * in it and it was a surge (dfs_cpr.h).
  */
-void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f)
+void dfs_cpr_new_period(const struct dfs_cpr_clock *c,
+			struct dfs_cpr_flow *f)
 {
-	if (f->period != c->cur) {
-		if (f->pending)
-			dfs_cpr_settle(f, dfs_cpr_was_congested(c, f->period) ||
-				       (f->held &&
-					dfs_cpr_was_surge(c, f->period)));
-		f->period = c->cur;
-		f->pending = 0;
-		f->held = 0;
-	}
-	if (f->pending < DFS_CPR_PENDING_MAX)
-		f->pending++;
+	if (f->pending)
+		dfs_cpr_settle(f, dfs_cpr_was_congested(c, f->period) ||
+			       (f->held && dfs_cpr_was_surge(c, f->period)));
+	f->period = c->cur;
+	f->pending = 0;
+	f->held = 0;
 }
 
 /*

@@ -188,7 +188,8 @@ void dfs_cpr_set_link(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		      u64 rate);
 bool dfs_cpr_was_congested(const struct dfs_cpr_clock *c, u32 period);
 bool dfs_cpr_was_surge(const struct dfs_cpr_clock *c, u32 period);
-void dfs_cpr_packet(const struct dfs_cpr_clock *c, struct dfs_cpr_flow *f);
+void dfs_cpr_new_period(const struct dfs_cpr_clock *c,
+			struct dfs_cpr_flow *f);
 bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		     const struct dfs_cpr_params *p,
 		     const struct dfs_cpr_flow *f, bool held);
@@ -199,6 +200,18 @@ static inline void dfs_cpr_tick(struct dfs_cpr_clock *c,
 {
 	if (now >= c->cur_start + p->period_ns)
 		dfs_cpr_advance(c, p, now);
+}
+
+/* A packet of flow @f arrives (after dfs_cpr_tick()): counted in its
+ * period, the flow's last period settled first if this is a new one.
+ */
+static inline void dfs_cpr_packet(const struct dfs_cpr_clock *c,
+				  struct dfs_cpr_flow *f)
+{
+	if (f->period != c->cur)
+		dfs_cpr_new_period(c, f);
+	if (f->pending < DFS_CPR_PENDING_MAX)
+		f->pending++;
 }
 
 /* The link sends @rate bytes/s (0: not known yet); after dfs_cpr_tick(). */

@@ -454,9 +454,19 @@ static inline enum dfs_verdict dfs_decide(const struct dfs_params *p,
 	s64 trend_th = p->min_th + (s64)p->tolerance * p->delta_i;
 	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
 	enum dfs_verdict verdict = DFS_ALLOW;
-	u64 br = dfs_flow_bitrate(f);
+	u64 br;
 	s64 pm = f->pm;
 
+	/* A flow DFS drops, frozen (its p_m moved less than freeze_time
+	 * ago): nothing below would change, so a flood's packet is refused
+	 * here.  The bounds are checked as a change of them may have left
+	 * p_m outside, for the clamp below.
+	 */
+	if ((f->flags & DFS_F_MALICIOUS) && !thawed && pm > trend_th &&
+	    pm <= p->max_th)
+		return DFS_DROP;
+
+	br = dfs_flow_bitrate(f);
 	if (pm <= trend_th) {
 		if (f->backlog > wfs) {
 			verdict = DFS_MARK;

@@ -588,6 +588,13 @@ static struct sk_buff *dfs_fq_next(struct Qdisc *sch, u64 now)
 			      dfs_codel_time(now));
 }
 
+/* sched fq, empty: let go of the flows left in the lists (dfs_dequeue()). */
+static void dfs_fq_idle(struct dfs_sched_data *q, struct Qdisc *sch)
+{
+	if (q->fq.count)
+		dfs_fq_purge(&q->fq, &dfs_fq_ops, sch);
+}
+
 static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
@@ -606,8 +613,7 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 		 * (1M flows, each holding a queue).
 		 */
 		if (!sch->q.qlen) {
-			if (q->fq.count)
-				dfs_fq_purge(&q->fq, &dfs_fq_ops, sch);
+			dfs_fq_idle(q, sch);
 			return NULL;
 		}
 		now = ktime_get_ns();
@@ -641,11 +647,23 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 	return skb;
 }
 
+/*
+ * A parent's peek (TBF's, for every packet it may send) of an empty sched
+ * fq is answered here: qdisc_peek_dequeued() would call dfs_dequeue() to
+ * find nothing, a tenth of what DFS ran for a flood packet it refused.  A
+ * packet held by a peek is in sch->q.qlen, so an empty qlen holds none.
+ */
 static struct sk_buff *dfs_peek(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
-	return dfs_fq_mode(q) ? qdisc_peek_dequeued(sch) : qdisc_peek_head(sch);
+	if (!dfs_fq_mode(q))
+		return qdisc_peek_head(sch);
+	if (!sch->q.qlen) {
+		dfs_fq_idle(q, sch);
+		return NULL;
+	}
+	return qdisc_peek_dequeued(sch);
 }
 
 static void dfs_free_flow_cb(struct dfs_flow *flow, void *arg)
