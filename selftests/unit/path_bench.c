@@ -188,18 +188,18 @@ static void packet(struct bench *b, const struct flowkey *key, u32 len)
 	dfs_cpr_packet(&b->clock, &flow->cpr);
 	wfs = dfs_wfs(p->limit, b->backlog, dfs_meter_active(&b->meter));
 	b->wfs_ewma = dfs_wfs_ewma(b->wfs_ewma, wfs, p->beta);
-	fair_rate = flow->flags & DFS_F_MALICIOUS ?
-		    dfs_fair_rate_readmitted(p, &b->meter) :
-		    dfs_fair_rate(p, &b->meter);
+	dfs_meter_update(p, &b->meter);
+	fair_rate = flow->flags & DFS_F_MALICIOUS ? b->meter.fair_r :
+		    b->meter.fair;
 	verdict = dfs_decide(p, flow, b->now, b->wfs_ewma, fair_rate);
 	flow_place(b, flow);
 	if (verdict == DFS_DROP) {
-		dfs_meter_seen_dropped(&b->meter, flow, fair_rate);
+		dfs_meter_seen_dropped(&b->meter, flow);
 		b->dropped++;
 		return;
 	}
 	dfs_cpr_arrive(&b->clock, &flow->cpr, len);
-	dfs_meter_seen(&b->meter, flow, fair_rate);
+	dfs_meter_seen(&b->meter, flow);
 	if (!b->fq_mode)
 		return;
 	fq_add(b, flow, len);
