@@ -349,12 +349,13 @@ static inline void dfs_meter_update(const struct dfs_params *p,
 				    struct dfs_meter *m)
 {
 	const struct dfs_meter_counts *c = &m->cur, *l = &m->prev;
+	u64 n;
 
 	if (!m->stale)
 		return;
-	m->paper = dfs_link_share(p, m, max(c->n, l->n));
-	m->paper_r = dfs_link_share(p, m, max(c->n, l->n) +
-				    max(c->n_dropped, l->n_dropped));
+	n = max(c->n, l->n);
+	m->paper = dfs_link_share(p, m, n);
+	m->paper_r = dfs_link_share(p, m, n + max(c->n_dropped, l->n_dropped));
 	m->step = dfs_link_share(p, m, max(c->step, l->step));
 	m->step_r = dfs_link_share(p, m, max(c->step_r, l->step_r) +
 				   max(c->step_dropped, l->step_dropped));

@@ -4,13 +4,15 @@
 
 tools/bench/symoff.py SYMOFF.txt MODULE.ko [TOP]
 
-The samples of a profile run with BENCH_SYMOFF (make bench:
-results/bench/profile-*.symoff.txt, lines "COUNT SYM+0xOFF") mapped onto
-the module they were taken with, which must be the same build, through its
-debug info (addr2line).  Under icount a sample is an instruction's share
-of the time, so the lines weigh as the instructions each source line runs.
-Inlined code is listed by its own line, with the caller's beside it.
-Prints the TOP (default 40) source lines by samples, with their share.
+The samples of a profile run with BENCH_SYMOFF (BENCH_SCENARIOS=profile
+make bench: results/bench/profile-*.symoff.txt, lines "COUNT SYM+0xOFF")
+mapped onto the module they were taken with, which must be the same build,
+through its debug info (addr2line).  Under icount a sample is an
+instruction's share of the time, so the lines weigh as the instructions
+each source line runs.  Prints the TOP (default 40) lines by samples, with
+their share, twice: by the line of the function itself (inlined code
+counted where it is called), then by the innermost line (an inlined one
+with its caller's beside it).
 """
 import collections
 import os
@@ -58,14 +60,11 @@ def main():
             where[cur] = []
         elif cur is not None:
             where[cur].append(os.path.basename(line.split(" ")[0]))
-    by_line = collections.Counter()
+    by_line, by_caller = collections.Counter(), collections.Counter()
     for a in addrs:
         lines = where.get(a) or ["?"]
         key = lines[0] + ("  (in %s)" % lines[-1] if len(lines) > 1 else "")
         by_line[key] += samples[a]
-    by_caller = collections.Counter()
-    for a in addrs:
-        lines = where.get(a) or ["?"]
         by_caller[lines[-1]] += samples[a]
     print("%d samples; by the line of the function itself (inlined code "
           "counted where it is called):" % total)
