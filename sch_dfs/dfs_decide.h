@@ -453,21 +453,23 @@ static inline enum dfs_verdict dfs_decide(const struct dfs_params *p,
 {
 	u32 windows = (f->flags & DFS_F_WINDOWS) >> DFS_F_WINDOWS_SHIFT;
 	s64 trend_th = p->min_th + (s64)p->tolerance * p->delta_i;
-	bool thawed = dfs_ptime_after(f, now, p->freeze_ns);
 	enum dfs_verdict verdict = DFS_ALLOW;
-	u64 br;
+	u64 br = dfs_flow_bitrate(f);
 	s64 pm = f->pm;
+	bool thawed;
 
-	/* A flow DFS drops, frozen (its p_m moved less than freeze_time
-	 * ago): nothing below would change, so a flood's packet is refused
-	 * here.  The bounds are checked as a change of them may have left
-	 * p_m outside, for the clamp below.
+	/* A flow DFS drops, with no bitrate window closed since its p_m
+	 * last moved (most of its packets: a window closes once a
+	 * rate_interval) or frozen: p_m, the flags and p_time would leave
+	 * below as they are, so a flood's packet is refused here.  The
+	 * bounds are checked as a change of them may have left p_m
+	 * outside, for the clamp below.
 	 */
-	if ((f->flags & DFS_F_MALICIOUS) && !thawed && pm > trend_th &&
-	    pm <= p->max_th)
+	if ((f->flags & DFS_F_MALICIOUS) && pm > trend_th && pm <= p->max_th &&
+	    (!windows || !dfs_ptime_after(f, now, p->freeze_ns)))
 		return DFS_DROP;
 
-	br = dfs_flow_bitrate(f);
+	thawed = dfs_ptime_after(f, now, p->freeze_ns);
 	if (pm <= trend_th) {
 		if (f->backlog > wfs) {
 			verdict = DFS_MARK;

@@ -306,7 +306,8 @@ static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow,
 	bool held = flow->flags & DFS_F_CPR;
 
 	if (q->cpr_mode == TC_DFS_CPR_OFF) {
-		flow->flags &= ~DFS_F_CPR;
+		if (unlikely(held))
+			flow->flags &= ~DFS_F_CPR;
 		return;
 	}
 	if (held && now - flow->win_start >= DFS_CPR_HOLD_NS) {
