@@ -22,13 +22,19 @@
 #          enqueues and dequeues each packet, as under a standing queue
 #   flood  N flows known to DFS (a first pass as above), then 4 sources flood
 #          through a 2 Mbit/s TBF with the qdisc as its child: the cost of
-#          refusing a flood under congestion (DFS: malicious, cache hits)
+#          refusing a flood under congestion (DFS: malicious, cache hits).
+#          Each qdisc's runs follow its judging without a pause, so the
+#          flood never stops (timed_stretches)
+#   pulse  the flood's setup, the qdiscs timed in turn: each sees the flood
+#          in bursts of a run, with the other qdiscs' runs between (an
+#          on-off flood, in which DFS lets a burst's start in: README)
 #   mem    dfs kernel memory at N flows, sched fifo and fq: its memory_usage
 #          against the growth of the kernel's unreclaimable slab (the mix
 #          measures it too, as it fills DFS's tables)
 #   order  dfs at 1M flows, mix, for each B-tree order
 #   cache  dfs flood at 1M flows for each cache size (0: flows marked
-#          malicious stay in the tree, so tree against cache lookups)
+#          malicious stay in the tree, so tree against cache lookups),
+#          timed as the flood
 #
 # Writes results/bench/raw.csv (scenario,qdisc,flows,param,run,pps) and
 # results/bench/memory.csv; tools/bench/report.py makes the table and plot.
@@ -65,13 +71,18 @@ fi
 SECS=${BENCH_SECS:-1}
 RUNS=${BENCH_RUNS:-3}
 SWEEP_RUNS=${BENCH_SWEEP_RUNS:-2}
+# The flood's runs (and the cache sweep's): five times as long.  A flood
+# packet DFS refuses costs a few hundred instructions of its own, and what
+# else the guest runs in a fifth of a second (a timer, a kworker) moved
+# that by a quarter between rounds.
+FLOOD_SECS=${BENCH_FLOOD_SECS:-$(awk -v s="$SECS" 'BEGIN { print s * 5 }')}
 FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
 QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr drr-flow dfs dfs-fq stfq}
 # The mix measures DFS's memory as it fills its tables (mem does it alone).
 # The sweeps are left out: under icount the order's can only be flat (it
 # changes which nodes a search reads, not what it runs), and each value
 # fills a 1M-flow table, a minute of the emulator's.
-SCENARIOS=${BENCH_SCENARIOS:-mix load flood}
+SCENARIOS=${BENCH_SCENARIOS:-mix load flood pulse}
 LOAD_FLOWS=${BENCH_LOAD_FLOWS:-1 1000}
 FLOOD_FLOWS=${BENCH_FLOOD_FLOWS:-1048576}
 ORDERS=${BENCH_ORDERS:-16 21 32 43 64}
@@ -97,6 +108,7 @@ echo "qdisc,flows,memory_usage,slab_growth,usage_per_flow,slab_per_flow" > "$OUT
 	echo "memory: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
 	echo "secs_per_run: $SECS"
 	echo "runs: $RUNS (flood and sweeps: $SWEEP_RUNS)"
+	echo "flood_secs_per_run: $FLOOD_SECS"
 } > "$OUT/meta.txt"
 
 log() { echo "# bench: [${SECONDS}s] $*"; }
@@ -205,7 +217,7 @@ populate() {
 # (at most 30 s), so the timed runs measure a flood DFS refuses; another
 # qdisc gets 1 s to build its queue.
 flood_until_marked() {
-	local dev=$1 qd=$2 deadline=$(( SECONDS + 30 )) m=0
+	local dev=$1 qd=$2 deadline=$(( SECONDS + 30 )) m=0 c
 
 	pg_setup "$dev" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd ||
 		die "pktgen setup on $dev"
@@ -219,8 +231,11 @@ flood_until_marked() {
 		[ "${m:-0}" -ge $FLOOD_SOURCES ] && break
 		sleep 0.5
 	done
+	# read while the flood goes on: what runs between the stop and the
+	# next run is a pause of the flood (timed_stretches)
+	c=$(dfs_stat "$dev" cache_flows)
 	pg_stop ""
-	log "$qd on $dev: $m of $FLOOD_SOURCES flood sources marked, $(dfs_stat "$dev" cache_flows) in the cache"
+	log "$qd on $dev: $m of $FLOOD_SOURCES flood sources marked, $c in the cache"
 }
 
 check_dfs_flows() {
@@ -250,6 +265,29 @@ timed_runs() {
 			echo "$scen,$qd,$n,$param,$i,$pps" >> "$RAW"
 			log "$scen $qd flows=$n ${param:+$param }run $i: $pps pps"
 		done
+	done
+}
+
+# timed_stretches SCENARIO N FIRST NSRC LABEL@DEV...: the flood's runs.
+# Each qdisc is flooded until DFS has judged the flood, then timed at once,
+# its runs back to back: the flood pauses only for the few milliseconds
+# between two runs, as it never would by itself.  Timed in turn
+# (timed_runs), each DFS saw the flood stop for the other qdiscs' runs,
+# half a second or more, with no other traffic: the bitrate window that
+# spans such a pause reads the flow as nearly silent, the idle epochs
+# make the whole link its fair rate, p_m falls, and a flow so let go was
+# let in at the start of its next run until judged again (7000 packets
+# queued a run on 2026-11-28).  That is DFS forgiving a flow that went
+# quiet on an idle link, with nobody to protect (an on-off flood beside
+# TCP stays marked: dfs_evasion.sh): the "pulse" scenario, not the path
+# of a flood DFS refuses.
+timed_stretches() {
+	local scen=$1 n=$2 first=$3 nsrc=$4 ld
+	shift 4
+
+	for ld in "$@"; do
+		flood_until_marked "${ld##*@}" "${ld%%[:@]*}"
+		SECS=$FLOOD_SECS timed_runs "$scen" "$n" "$first" "$nsrc" "$ld"
 	done
 }
 
@@ -299,9 +337,10 @@ scenario_load() {
 }
 
 # The flood: N flows known, then 4 sources at full speed into a 2 Mbit/s
-# shaper with the qdisc as its child.
-scenario_flood() {
-	local qd n dev list RUNS=$SWEEP_RUNS
+# shaper with the qdisc as its child, timed by TIMING: timed_stretches
+# (the flood) or timed_runs (the pulse).
+flood_scenario() {
+	local scen=$1 timing=$2 qd n dev list RUNS=$SWEEP_RUNS
 
 	for n in $FLOOD_FLOWS; do
 		list=()
@@ -311,13 +350,22 @@ scenario_flood() {
 			dev_add "$dev" && qdisc_setup_shaped "$dev" "$qd" ||
 				die "can not set up $qd"
 			[ "${qd#dfs}" != "$qd" ] && populate "$dev" "$n"
-			# Let the flood build the queue and DFS judge it.
-			flood_until_marked "$dev" "$qd"
+			# In turn: let the flood build each queue and DFS
+			# judge it before the first run.
+			[ "$timing" = timed_runs ] && flood_until_marked "$dev" "$qd"
 			list+=("$qd@$dev")
 		done
-		timed_runs flood "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
+		"$timing" "$scen" "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
 		for qd in $QDISCS; do dev_del "$(dev_of "$qd")"; done
 	done
+}
+
+scenario_flood() {
+	flood_scenario flood timed_stretches
+}
+
+scenario_pulse() {
+	flood_scenario pulse timed_runs
 }
 
 slab_kb() {
@@ -361,8 +409,8 @@ scenario_mem() {
 }
 
 # sweep SCENARIO OPTION VALUES SHAPED: one DFS per value of OPTION, each
-# holding N flows, timed in turn like the qdiscs.  SHAPED: the flood under
-# a 2 Mbit/s TBF, else the fair mix.
+# holding N flows.  SHAPED: the flood under a 2 Mbit/s TBF, each DFS timed
+# in its stretch as the flood's qdiscs; else the fair mix, timed in turn.
 sweep() {
 	local scen=$1 opt=$2 values=$3 shaped=$4 v dev list=()
 	local n=${BENCH_SWEEP_FLOWS:-1048576} RUNS=$SWEEP_RUNS
@@ -377,11 +425,10 @@ sweep() {
 		fi || die "dfs $opt $v"
 		populate "$dev" "$n"
 		check_dfs_flows "$dev" "$n"
-		[ "$shaped" = 1 ] && flood_until_marked "$dev" dfs
 		list+=("dfs:$opt=$v@$dev")
 	done
 	if [ "$shaped" = 1 ]; then
-		timed_runs "$scen" "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
+		timed_stretches "$scen" "$n" $FLOOD_BASE $FLOOD_SOURCES "${list[@]}"
 	else
 		timed_runs "$scen" "$n" 0 "$n" "${list[@]}"
 	fi

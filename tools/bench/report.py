@@ -69,6 +69,21 @@ def pspread(ka, kb):
     return (max(p) - min(p)) / statistics.median(p)
 
 
+# A qdisc's own instructions a packet against another's, under icount:
+# each above pfifo's in the same round (what pktgen, TBF and the free cost
+# every qdisc alike taken out), the median over the rounds of kb's over
+# ka's (so "ka is this many times cheaper than kb").
+def own_ratio(ka, kb, base):
+    a, b, p = RUNS.get(ka, {}), RUNS.get(kb, {}), RUNS.get(base, {})
+    r = [(1e9 / b[i] - 1e9 / p[i]) / (1e9 / a[i] - 1e9 / p[i])
+         for i in a if i in b and i in p and 1e9 / a[i] > 1e9 / p[i]]
+    if not r:
+        return None, None
+    own = statistics.median(1e9 / a[i] - 1e9 / p[i] for i in a if i in p)
+    sp = (max(r) - min(r)) / statistics.median(r) if len(r) > 1 else None
+    return statistics.median(r), (own, sp)
+
+
 # Under QEMU's -icount shift=0 the guest's clock advances a nanosecond per
 # guest instruction: its "packets per second" are packets per 10^9
 # instructions, and 10^9 / pps is the instructions a packet costs, the
@@ -185,6 +200,18 @@ def targets(med, mem, out):
             paired("flood: %s against fq_codel, %s flows"
                    % (LABEL.get(q, q), flows_label(n)),
                    ("flood", q, n, ""), ("flood", "fq_codel", n, ""), 2.0)
+        for q in ("dfs", "dfs-fq") if ICOUNT else ():
+            r, extra = own_ratio(("flood", q, n, ""),
+                                 ("flood", "fq_codel", n, ""),
+                                 ("flood", "pfifo", n, ""))
+            if r is None:
+                continue
+            own, sp = extra
+            rows.append(("flood: %s's own instructions above pfifo's (%.0f) "
+                         "against fq_codel's" % (LABEL.get(q, q), own),
+                         ">= 2.00", fmt(r),
+                         "%.1f%%" % (100 * sp) if sp is not None else "-",
+                         r >= 2.0))
     for n in sorted({k[2] for k in med if k[0] == "mix"}):
         paired("stfq + lrufq against drr + matchall, %s flows"
                % flows_label(n), ("mix", "stfq", n, ""), ("mix", "drr", n, ""),
@@ -299,13 +326,15 @@ def main():
     ICOUNT = meta.get("clock", "").startswith("icount")
     out = ["# sch_dfs benchmark", ""]
     out.append("%s; guest kernel %s, %s vCPU (%s) on %s, clocksource %s, "
-               "guest clock %s; median of %s runs of %s s each, qdiscs "
-               "taken in turn within a round."
+               "guest clock %s; median of %s runs of %s s each (the "
+               "flood's: %s s), qdiscs taken in turn within a round (the "
+               "flood's each in its stretch, the flood never paused)."
                % (meta.get("date", "?"), meta.get("kernel", "?"),
                   meta.get("vcpus", "?"), meta.get("cpu", "?"),
                   meta.get("host", "?"), meta.get("clocksource", "?"),
                   meta.get("clock", "wall"),
-                  meta.get("runs", "?"), meta.get("secs_per_run", "?")))
+                  meta.get("runs", "?"), meta.get("secs_per_run", "?"),
+                  meta.get("flood_secs_per_run", "?")))
     out.append("")
     if ICOUNT:
         out.append("The guest's clock counts its instructions (QEMU -icount "
@@ -328,6 +357,11 @@ def main():
     out.append("## Flood from 4 sources under a 2 Mbit/s TBF")
     out.append("")
     pps_table(med, "flood", out)
+    if any(k[0] == "pulse" for k in med):
+        out.append("## The same flood in bursts: the qdiscs timed in turn "
+                   "(an on-off flood)")
+        out.append("")
+        pps_table(med, "pulse", out)
     if mem:
         out.append("## DFS kernel memory")
         out.append("")
