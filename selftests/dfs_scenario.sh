@@ -40,12 +40,18 @@ TAIL=${TAIL:-5}
 UDP_PORT=9000
 
 # tail_phase SCHEDULE: the last phase's rate on past the schedule, until
-# flood_run stops the sender once the TCP flows have ended.
+# flood_run stops the sender once the TCP flows have ended.  Long enough
+# for a flow the flood starves to connect under it: iperf3 connects twice
+# (control, then data), and each SYN may be retried for 127 s.  With 120
+# s, pfifo's control run in dfs_flood once had a flow connect at 140 s,
+# after the flood's end, and the window measured from its start held no
+# flood at all (2026-11-28).
+FLOOD_TAIL_SECS=$((TAIL + 270))
 tail_phase()
 {
 	local last=${1##*,}
 
-	echo "${last%%:*}:$((TAIL + 120))"
+	echo "${last%%:*}:$FLOOD_TAIL_SECS"
 }
 
 flood_run()
@@ -74,7 +80,8 @@ flood_run()
 	qdisc_sampler_start "$out/samples" --dfs-src "${SND_IP4[1]}"
 	gate_arm
 	in_ns rcv python3 -S "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
-		--time $((run + 240)) --out "$out/udp.json" "${GATE_ARGS[@]}" &
+		--time $((run + FLOOD_TAIL_SECS + 120)) --out "$out/udp.json" \
+		"${GATE_ARGS[@]}" &
 	udp_pids+=($!)
 	gate_arm
 	# shellcheck disable=SC2086 # FLOOD_ARGS: several words
