@@ -40,13 +40,9 @@ TAIL=${TAIL:-5}
 UDP_PORT=9000
 
 # tail_phase SCHEDULE: the last phase's rate on past the schedule, until
-# flood_run stops the sender once the TCP flows have ended.  Long enough
-# for a flow the flood starves to connect under it: iperf3 connects twice
-# (control, then data), and each SYN may be retried for 127 s.  With 120
-# s, pfifo's control run in dfs_flood once had a flow connect at 140 s,
-# after the flood's end, and the window measured from its start held no
-# flood at all (2026-11-28).
-FLOOD_TAIL_SECS=$((TAIL + 270))
+# flood_run stops the sender once the TCP flows have ended: long enough
+# for a flow the flood starves to connect under it (FLOOD_CONNECT_SECS).
+FLOOD_TAIL_SECS=$((TAIL + FLOOD_CONNECT_SECS))
 tail_phase()
 {
 	local last=${1##*,}

@@ -332,6 +332,13 @@ FLOW_PIDS=()		# background iperf3 clients
 FLOW_OUTS=()		# and their JSON output files
 FLOW_END=0		# $SECONDS by which every iperf3 client should be done
 FLOW_GRACE=${FLOW_GRACE:-180}	# then wait_flows kills it (flow_watchdog)
+# The longest a TCP flow that a flood starves may take to connect: iperf3
+# connects twice (control, then data), each SYN retried for up to 127 s
+# (tcp_syn_retries 6).  A flood meant to last until the TCP flows end must
+# outlast it, or a late flow runs alone on the link once the flood is
+# over and a control run reads as the flood losing (dfs_flood and
+# lrufq_flood, 2026-11-28: a flow connected 140 s in, after a 120 s tail).
+FLOOD_CONNECT_SECS=270
 NUM_SENDERS=0
 R_OUT='r-out'
 RCV_IP4=10.0.0.2 RCV_IP6=fd00::2	# receiver; r-out is .1 / ::1

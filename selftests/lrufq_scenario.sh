@@ -86,13 +86,15 @@ lrufq_run()
 	for ((i = 1; i <= nudp; i++)); do
 		gate_arm
 		in_ns rcv python3 -S "$TOOLS/udp_cbr.py" sink --port $((9000 + i)) \
-			--time $((secs + 120)) --out "$out/udp$i.json" \
+			--time $((secs + FLOOD_CONNECT_SECS + 120)) \
+			--out "$out/udp$i.json" \
 			"${GATE_ARGS[@]}" &
 		udp_pids+=($!)
 		gate_arm
 		in_ns "s$i" python3 -S "$TOOLS/udp_cbr.py" send --dst "$(flow_dst)" \
 			--port $((9000 + i)) --rate "${LINK_BPS}" \
-			--time $((secs + 120)) "${GATE_ARGS[@]}" > /dev/null &
+			--time $((secs + FLOOD_CONNECT_SECS)) "${GATE_ARGS[@]}" \
+			> /dev/null &
 		udp_pids+=($!)
 	done
 	if ! start_iperf3_server $(seq $((5201 + nudp)) $((5200 + NUM_SENDERS))) ||
