@@ -460,13 +460,13 @@ static inline enum dfs_verdict dfs_decide(const struct dfs_params *p,
 
 	/* A flow DFS drops, with no bitrate window closed since its p_m
 	 * last moved (most of its packets: a window closes once a
-	 * rate_interval) or frozen: p_m, the flags and p_time would leave
-	 * below as they are, so a flood's packet is refused here.  The
-	 * bounds are checked as a change of them may have left p_m
-	 * outside, for the clamp below.
+	 * rate_interval): p_m, the flags and p_time would leave below as
+	 * they are, so a flood's packet is refused here.  The bounds are
+	 * checked as a change of them may have left p_m outside, for the
+	 * clamp below.
 	 */
-	if ((f->flags & DFS_F_MALICIOUS) && pm > trend_th && pm <= p->max_th &&
-	    (!windows || !dfs_ptime_after(f, now, p->freeze_ns)))
+	if ((f->flags & DFS_F_MALICIOUS) && !windows && pm > trend_th &&
+	    pm <= p->max_th)
 		return DFS_DROP;
 
 	thawed = dfs_ptime_after(f, now, p->freeze_ns);
