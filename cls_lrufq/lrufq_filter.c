@@ -68,13 +68,27 @@ static const u8 lrufq_key_modes[] = {
 
 static_assert(ARRAY_SIZE(lrufq_key_modes) == TC_LRUFQ_KEY_MAX + 1);
 
+/* The time for a cached flow's window and pin: read only if either is on. */
+static u64 lrufq_clock(void *ctx)
+{
+	const struct lrufq_head *head = ctx;
+
+	return head->lru.pin_rate || head->lru.window ? ktime_get_ns() : 0;
+}
+
+static u32 lrufq_draw(void *ctx)
+{
+	struct lrufq_head *head = ctx;
+
+	return prandom_u32_state(&head->prng);
+}
+
 static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 			  struct tcf_result *res)
 {
 	struct lrufq_head *head = rcu_dereference_bh(tp->root);
 	struct flowkey key;
 	bool high;
-	u64 now;
 	u32 hash;
 
 	if (unlikely(!head))
@@ -82,11 +96,10 @@ static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 
 	flowkey_from_skb(skb, lrufq_key_modes[head->key_mode], &key);
 	hash = flowkey_hash(&key, head->hash_seed);
-	now = head->lru.pin_rate || head->lru.window ? ktime_get_ns() : 0;
 
 	spin_lock(&head->lock);
 	high = lrufq_lru_packet(&head->lru, &key, hash, qdisc_pkt_len(skb),
-				now, prandom_u32_state(&head->prng));
+				lrufq_clock, lrufq_draw, head);
 	spin_unlock(&head->lock);
 
 	*res = high ? head->high : head->low;

@@ -48,8 +48,8 @@ void lrufq_lru_free(struct lrufq_lru *l)
 	l->used = 0;
 }
 
-static u32 lrufq_find_idx(const struct lrufq_lru *l,
-			  const struct flowkey *key, u32 hash)
+u32 lrufq_lru_lookup(const struct lrufq_lru *l, const struct flowkey *key,
+		     u32 hash)
 {
 	u32 i;
 
@@ -63,7 +63,7 @@ const struct lrufq_entry *lrufq_lru_find(const struct lrufq_lru *l,
 					 const struct flowkey *key,
 					 u32 hash)
 {
-	u32 i = lrufq_find_idx(l, key, hash);
+	u32 i = lrufq_lru_lookup(l, key, hash);
 
 	return i == LRUFQ_NIL ? NULL : &l->e[i];
 }
@@ -218,35 +218,50 @@ static u32 lrufq_victim(struct lrufq_lru *l, u64 now)
 	return i;
 }
 
-/* One packet of @len bytes of the flow @key (hash @hash) at @now ns, @rnd
- * uniform in u32.  Returns true if the flow is high bandwidth.
- */
-bool lrufq_lru_packet(struct lrufq_lru *l, const struct flowkey *key,
-		      u32 hash, u32 len, u64 now, u32 rnd)
+/* The verdict on a cached or newly admitted flow's packet. */
+static bool lrufq_verdict(struct lrufq_lru *l, struct lrufq_entry *e,
+			  u64 now)
+{
+	e->high = lrufq_heavy(l, e, now);
+	if (e->high) {
+		l->stats.high++;
+		return true;
+	}
+	l->stats.low++;
+	return false;
+}
+
+bool lrufq_lru_hit(struct lrufq_lru *l, u32 i, u32 len, u64 now)
+{
+	struct lrufq_entry *e = &l->e[i];
+
+	l->stats.hits++;
+	lrufq_count(l, e, now);
+	if (l->pin_rate)
+		lrufq_meter(l, e, len, now);
+	if (l->top != i) {
+		lrufq_unlink(l, i);
+		lrufq_push_top(l, i);
+	}
+	return lrufq_verdict(l, e, now);
+}
+
+bool lrufq_lru_refuse(struct lrufq_lru *l)
+{
+	l->stats.misses++;
+	l->stats.low++;
+	return false;
+}
+
+bool lrufq_lru_admit(struct lrufq_lru *l, const struct flowkey *key,
+		     u32 hash, u32 len, u64 now)
 {
 	struct lrufq_entry *e;
-	u32 i;
+	u32 i = lrufq_victim(l, now);
 
-	i = lrufq_find_idx(l, key, hash);
-	if (i != LRUFQ_NIL) {
-		e = &l->e[i];
-		l->stats.hits++;
-		lrufq_count(l, e, now);
-		if (l->pin_rate)
-			lrufq_meter(l, e, len, now);
-		if (l->top != i) {
-			lrufq_unlink(l, i);
-			lrufq_push_top(l, i);
-		}
-		goto out;
-	}
-
-	l->stats.misses++;
-	if (rnd >= l->prob && l->prob != U32_MAX)
-		goto low;
-	i = lrufq_victim(l, now);
 	if (i == LRUFQ_NIL)
-		goto low;
+		return lrufq_lru_refuse(l);
+	l->stats.misses++;
 	e = &l->e[i];
 	memset(e, 0, sizeof(*e));
 	e->key = *key;
@@ -259,13 +274,5 @@ bool lrufq_lru_packet(struct lrufq_lru *l, const struct flowkey *key,
 	l->bucket[hash & l->hmask] = i;
 	lrufq_push_top(l, i);
 	l->stats.admissions++;
-out:
-	e->high = lrufq_heavy(l, e, now);
-	if (e->high) {
-		l->stats.high++;
-		return true;
-	}
-low:
-	l->stats.low++;
-	return false;
+	return lrufq_verdict(l, e, now);
 }

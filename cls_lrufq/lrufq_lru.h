@@ -85,8 +85,46 @@ struct lrufq_lru {
 int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,
 		   u64 window, u64 pin_rate);
 void lrufq_lru_free(struct lrufq_lru *l);
-bool lrufq_lru_packet(struct lrufq_lru *l, const struct flowkey *key,
-		      u32 hash, u32 len, u64 now, u32 rnd);
+
+/* The slot of the flow @key (hash @hash), or LRUFQ_NIL: it is not cached. */
+u32 lrufq_lru_lookup(const struct lrufq_lru *l, const struct flowkey *key,
+		     u32 hash);
+/* A packet of @len bytes at @now ns of the flow cached in slot @i. */
+bool lrufq_lru_hit(struct lrufq_lru *l, u32 i, u32 len, u64 now);
+/* A packet of a flow not cached and not admitted: the draw refused it,
+ * or every slot is pinned.
+ */
+bool lrufq_lru_refuse(struct lrufq_lru *l);
+/* A packet of a flow not cached, which the draw admits: it takes the
+ * bottom slot if one can be taken (lrufq_victim()).
+ */
+bool lrufq_lru_admit(struct lrufq_lru *l, const struct flowkey *key,
+		     u32 hash, u32 len, u64 now);
+
+/*
+ * One packet of @len bytes of the flow @key (hash @hash): true if the flow
+ * is high bandwidth.  @clock(@ctx) is the time in ns and @draw(@ctx) a
+ * uniform u32, each asked for only when the packet needs it: the clock by
+ * a cached or admitted flow, the draw by a miss unless every miss is
+ * admitted.  A hit (all packets of a few heavy flows) takes no draw, a
+ * refused miss (most packets of many small flows) reads no clock.
+ * Always inline, as rb_add_cached() is with its less(): the caller's
+ * @clock and @draw are inlined with it.
+ */
+static __always_inline bool
+lrufq_lru_packet(struct lrufq_lru *l, const struct flowkey *key, u32 hash,
+		 u32 len, u64 (*clock)(void *ctx), u32 (*draw)(void *ctx),
+		 void *ctx)
+{
+	u32 i = lrufq_lru_lookup(l, key, hash);
+
+	if (i != LRUFQ_NIL)
+		return lrufq_lru_hit(l, i, len, clock(ctx));
+	if (l->prob != U32_MAX && draw(ctx) >= l->prob)
+		return lrufq_lru_refuse(l);
+	return lrufq_lru_admit(l, key, hash, len, clock(ctx));
+}
+
 const struct lrufq_entry *lrufq_lru_find(const struct lrufq_lru *l,
 					 const struct flowkey *key,
 					 u32 hash);

@@ -62,6 +62,22 @@ static bool ref_heavy(const struct ref_lru *r, const struct ref_entry *e,
 	       (unsigned __int128)r->threshold * w;
 }
 
+/* The clock and the draw of one packet, as the classifier gives them. */
+struct fuzz_env {
+	u64	now;
+	u32	rnd;
+};
+
+static u64 env_clock(void *ctx)
+{
+	return ((struct fuzz_env *)ctx)->now;
+}
+
+static u32 env_draw(void *ctx)
+{
+	return ((struct fuzz_env *)ctx)->rnd;
+}
+
 static bool ref_packet(struct ref_lru *r, u32 key, u32 len, u64 now, u32 rnd)
 {
 	struct ref_entry *e;
@@ -213,12 +229,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	while (in.left) {
 		u32 key = get(&in, 1) % NKEYS, len = 1 + get(&in, 2);
 		u32 rnd = get(&in, 1) << 24;
+		struct fuzz_env env;
 		bool high;
 
 		/* 0 to 65 ms: rate windows of 100 ms pass, or many */
 		now += get(&in, 1) * 256 * 1024;
-		high = lrufq_lru_packet(&l, &keys[key], hashes[key], len, now,
-					rnd);
+		env = (struct fuzz_env){ .now = now, .rnd = rnd };
+		high = lrufq_lru_packet(&l, &keys[key], hashes[key], len,
+					env_clock, env_draw, &env);
 		FUZZ_ASSERT(high == ref_packet(&r, key, len, now, rnd));
 		check(&l, &r);
 	}

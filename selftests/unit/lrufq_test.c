@@ -29,11 +29,38 @@ static u32 hash(u32 n)
 	return n % 7;
 }
 
+/* What lrufq_lru_packet() asks of its caller, and how often. */
+struct env {
+	u64	now;
+	u32	rnd;
+	u32	clocks, draws;
+};
+
+static u64 env_clock(void *ctx)
+{
+	struct env *v = ctx;
+
+	v->clocks++;
+	return v->now;
+}
+
+static u32 env_draw(void *ctx)
+{
+	struct env *v = ctx;
+
+	v->draws++;
+	return v->rnd;
+}
+
+static struct env last_env;
+
 static bool pkt(struct lrufq_lru *l, u32 n, u32 len, u64 now, u32 rnd)
 {
 	struct flowkey k = key(n);
 
-	return lrufq_lru_packet(l, &k, hash(n), len, now, rnd);
+	last_env = (struct env){ .now = now, .rnd = rnd };
+	return lrufq_lru_packet(l, &k, hash(n), len, env_clock, env_draw,
+				&last_env);
 }
 
 static bool cached(const struct lrufq_lru *l, u32 n)
@@ -81,6 +108,29 @@ static void test_hit_miss(void)
 	CHECK(!cached(&l, 5) && l.stats.evictions == 1, "no admission, no eviction");
 	CHECK(l.stats.hits + l.stats.misses == l.stats.high + l.stats.low,
 	      "every packet classified once");
+	lrufq_lru_free(&l);
+}
+
+/* A hit reads the clock and draws nothing, a refused miss draws and reads
+ * no clock, an admitted one does both; with every miss admitted (p = 1)
+ * nothing is drawn.
+ */
+static void test_asks(void)
+{
+	struct lrufq_lru l;
+
+	CHECK(!lrufq_lru_init(&l, 2, 3, U32_MAX / 2, 0, 0), "init");
+	pkt(&l, 1, 100, 0, NEVER);
+	CHECK(last_env.draws == 1 && last_env.clocks == 0, "refused miss");
+	pkt(&l, 1, 100, 0, ALWAYS);
+	CHECK(last_env.draws == 1 && last_env.clocks == 1, "admitted miss");
+	pkt(&l, 1, 100, 0, ALWAYS);
+	CHECK(last_env.draws == 0 && last_env.clocks == 1, "hit");
+	lrufq_lru_free(&l);
+
+	CHECK(!lrufq_lru_init(&l, 1, 3, U32_MAX, 0, 0), "init, p = 1");
+	pkt(&l, 1, 100, 0, NEVER);
+	CHECK(last_env.draws == 0 && cached(&l, 1), "p = 1: no draw, admitted");
 	lrufq_lru_free(&l);
 }
 
@@ -296,6 +346,7 @@ static void test_nomem(void)
 int main(void)
 {
 	TEST(test_hit_miss);
+	TEST(test_asks);
 	TEST(test_threshold);
 	TEST(test_window);
 	TEST(test_window_big_cache);
