@@ -21,6 +21,7 @@
 #include <linux/math64.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/time64.h>
 #else

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>	/* AF_INET */
 
 typedef uint8_t u8;
 typedef uint16_t u16;
