@@ -72,6 +72,19 @@ static bool stfq_class_less(struct rb_node *a, const struct rb_node *b)
 			   rb_entry(b, struct stfq_class, node)->tags.start);
 }
 
+/* @cl, the first class, its start tag just moved on: still strictly
+ * before the next class's, so the tree's order holds with @cl in place
+ * (a tie goes behind, as rb_add_cached() would put it).
+ */
+static bool stfq_still_first(struct stfq_class *cl)
+{
+	struct rb_node *next = rb_next(&cl->node);
+
+	return !next || stfq_before(cl->tags.start,
+				    rb_entry(next, struct stfq_class,
+					     node)->tags.start);
+}
+
 static void stfq_activate_class(struct stfq_sched *q, struct stfq_class *cl)
 {
 	stfq_activate(&q->clock, &cl->tags);
@@ -489,19 +502,27 @@ static struct sk_buff *stfq_dequeue(struct Qdisc *sch)
 		 * either way; it goes back on the tree only if it still has
 		 * packets, so nothing is erased twice or counted out twice.
 		 */
-		if (stfq_class_active(cl)) {
+		stfq_serve(&q->clock, &cl->tags, qdisc_pkt_len(skb),
+			   READ_ONCE(cl->weight));
+		/* Its next packet starts where this one finished: a class
+		 * still first by that tag stays where it is in the tree (a
+		 * lone backlogged class, a heavy weight's runs); else it is
+		 * erased, which reads no key, and added again by its new one.
+		 */
+		if (stfq_class_active(cl) &&
+		    !(cl->qdisc->q.qlen && stfq_still_first(cl))) {
 			rb_erase_cached(&cl->node, &q->active);
 			RB_CLEAR_NODE(&cl->node);
 			q->nactive--;
 		}
-		stfq_serve(&q->clock, &cl->tags, qdisc_pkt_len(skb),
-			   READ_ONCE(cl->weight));
-		if (cl->qdisc->q.qlen) {
-			/* Its next packet starts where this one finished. */
-			rb_add_cached(&cl->node, &q->active, stfq_class_less);
-			q->nactive++;
-		} else if (!q->nactive) {
-			stfq_idle(&q->clock);
+		if (!stfq_class_active(cl)) {
+			if (cl->qdisc->q.qlen) {
+				rb_add_cached(&cl->node, &q->active,
+					      stfq_class_less);
+				q->nactive++;
+			} else if (!q->nactive) {
+				stfq_idle(&q->clock);
+			}
 		}
 
 		bstats_update(&cl->bstats, skb);

@@ -47,9 +47,48 @@ static inline u64 stfq_cost(u32 len, u32 weight)
 
 void stfq_clock_init(struct stfq_clock *c);
 void stfq_tags_init(const struct stfq_clock *c, struct stfq_tags *t);
-void stfq_activate(const struct stfq_clock *c, struct stfq_tags *t);
-u64 stfq_serve(struct stfq_clock *c, struct stfq_tags *t, u32 len,
-	       u32 weight);
-void stfq_idle(struct stfq_clock *c);
+
+/* What runs per packet is inline, as codel_impl.h is: no call on the
+ * qdisc's path.
+ */
+
+/* The class gets a packet while empty: S = max(v, F_prev). */
+static inline void stfq_activate(const struct stfq_clock *c,
+				 struct stfq_tags *t)
+{
+	if (c->era - t->era >= 2 || stfq_before(t->finish, c->v))
+		t->start = c->v;
+	else
+		t->start = t->finish;
+}
+
+/* Serve the head of the class: v = S, F = S + len / weight, and the next
+ * packet of the class, if any, starts at F.  Returns F.
+ */
+static inline u64 stfq_serve(struct stfq_clock *c, struct stfq_tags *t,
+			     u32 len, u32 weight)
+{
+	u64 f = t->start + stfq_cost(len, weight ? weight : 1);
+
+	if ((t->start >> STFQ_ERA_SHIFT) != (c->v >> STFQ_ERA_SHIFT))
+		c->era++;
+	c->v = t->start;
+	t->finish = f;
+	t->start = f;
+	t->era = c->era;
+	if (stfq_before(c->vmax, f))
+		c->vmax = f;
+	return f;
+}
+
+/* Nothing queued: the busy period ends, v jumps to the largest finish tag
+ * served, so the next packets start together and no class keeps credit.
+ */
+static inline void stfq_idle(struct stfq_clock *c)
+{
+	if ((c->vmax >> STFQ_ERA_SHIFT) != (c->v >> STFQ_ERA_SHIFT))
+		c->era++;
+	c->v = c->vmax;
+}
 
 #endif /* _STFQ_TAGS_H */
