@@ -77,7 +77,7 @@ SWEEP_RUNS=${BENCH_SWEEP_RUNS:-2}
 # that by a quarter between rounds.
 FLOOD_SECS=${BENCH_FLOOD_SECS:-$(awk -v s="$SECS" 'BEGIN { print s * 5 }')}
 FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
-QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr drr-flow dfs dfs-fq stfq}
+QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr drr-flow drr-lrufq stfq-mall dfs dfs-fq stfq}
 # The mix measures DFS's memory as it fills its tables (mem does it alone).
 # The sweeps are left out: under icount the order's can only be flat (it
 # changes which nodes a search reads, not what it runs), and each value
@@ -150,30 +150,35 @@ qdisc_setup() {
 				${DFS_EXTRA:-} ;;
 	dfs-fq)		tc qdisc add dev "$dev" $parent $h dfs $DFS_OPTS sched fq \
 				${DFS_EXTRA:-} ;;
-	drr|drr-flow|stfq)
-		# Classful: one class for all (drr, matchall); two classes
-		# that the kernel's flow classifier picks by a hash of the
-		# addresses (drr-flow: a classifier that reads each packet's
-		# flow, as lrufq must, where matchall reads nothing); or the
-		# LRU-FQ pair of README (stfq, lrufq).
+	drr|drr-flow|drr-lrufq|stfq|stfq-mall)
+		# Classful, a scheduler and a classifier: drr, one class for
+		# all by matchall; drr-flow, two classes that the kernel's
+		# flow classifier picks by a hash of the addresses (one that
+		# reads each packet's flow, as lrufq must, where matchall
+		# reads nothing); stfq, the LRU-FQ pair of README (stfq,
+		# lrufq).  stfq-mall and drr-lrufq swap the two halves, so
+		# the scheduler's cost and the classifier's are measured
+		# apart.
 		[ "$parent" = root ] || return 1
-		tc qdisc add dev "$dev" root handle 1: ${name%-flow} \
-			$([ $name = stfq ] && echo default 1) &&
-		tc class add dev "$dev" parent 1: classid 1:1 ${name%-flow} \
-			$([ $name = stfq ] && echo weight 3) &&
-		if [ $name = drr ]; then
-			tc filter add dev "$dev" parent 1: protocol all prio 1 \
-				matchall classid 1:1
-		elif [ $name = drr-flow ]; then
-			tc class add dev "$dev" parent 1: classid 1:2 drr &&
+		local sched=${name%%-*} cls=${name#*-}
+		[ "$cls" = "$name" ] && cls=$([ $sched = stfq ] && echo lrufq || echo mall)
+		tc qdisc add dev "$dev" root handle 1: $sched \
+			$([ $sched = stfq ] && echo default 1) &&
+		tc class add dev "$dev" parent 1: classid 1:1 $sched \
+			$([ $sched = stfq ] && echo weight 3) &&
+		case $cls in
+		mall)	tc filter add dev "$dev" parent 1: protocol all prio 1 \
+				matchall classid 1:1 ;;
+		flow)	tc class add dev "$dev" parent 1: classid 1:2 $sched &&
 			tc filter add dev "$dev" parent 1: protocol all prio 1 \
 				handle 1 flow hash keys src,dst divisor 2 \
-				baseclass 1:1
-		else
-			tc class add dev "$dev" parent 1: classid 1:2 stfq weight 1 &&
-			tc filter add dev "$dev" parent 1: protocol all prio 1 lrufq \
-				cache 100 probability 1/50 threshold 25 high 1:2 low 1:1
-		fi ;;
+				baseclass 1:1 ;;
+		lrufq)	tc class add dev "$dev" parent 1: classid 1:2 $sched \
+				$([ $sched = stfq ] && echo weight 1) &&
+			tc filter add dev "$dev" parent 1: protocol all prio 1 \
+				lrufq cache 100 probability 1/50 threshold 25 \
+				high 1:2 low 1:1 ;;
+		esac ;;
 	*)	return 1 ;;
 	esac
 }
@@ -207,6 +212,28 @@ for q in json.load(sys.stdin):
 ' "$2"
 }
 
+# dfs_qlen DEV: the packets DFS holds.
+dfs_qlen() {
+	tc -s -j qdisc show dev "$1" | python3 -c '
+import json, sys
+print(next((q.get("qlen", 0) for q in json.load(sys.stdin)
+            if q.get("kind") == "dfs"), 0))'
+}
+
+# dfs_flood_log DEV: DFS's marks and drops so far, one log line.
+dfs_flood_log() {
+	tc -s -j qdisc show dev "$1" | python3 -c '
+import json, sys
+for q in json.load(sys.stdin):
+    if q.get("kind") == "dfs":
+        print("malicious %s cache %s trending %s; dropped: malicious %s overlimit %s wfs %s cpr %s; backlog %s" % tuple(
+            q.get(k, "-") for k in ("malicious", "cache_flows", "trending",
+                                    "drop_malicious", "drop_overlimit",
+                                    "drop_wfs", "drop_cpr", "qlen")))
+        break
+' | while read -r l; do log "dfs on $1: $l"; done
+}
+
 # populate DEV N: create N flows, each source once, in order.
 populate() {
 	pg_setup "$1" && pg_sources 0 "$2" || die "pktgen setup on $1"
@@ -216,26 +243,54 @@ populate() {
 # flood_until_marked DEV QDISC: the flood until DFS has marked its sources
 # (at most 30 s), so the timed runs measure a flood DFS refuses; another
 # qdisc gets 1 s to build its queue.
+# With "keep" the flood is left running for timed_windows.
 flood_until_marked() {
-	local dev=$1 qd=$2 deadline=$(( SECONDS + 30 )) m=0 c
+	local dev=$1 qd=$2 keep=${3:-} deadline=$(( SECONDS + 30 )) m=0 c
 
 	pg_setup "$dev" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd ||
 		die "pktgen setup on $dev"
-	if [ "${qd#dfs}" = "$qd" ]; then
-		pg_run 1 >/dev/null
-		return
-	fi
 	pg_start "" "$PG_DEV"
-	while [ $SECONDS -lt $deadline ]; do
-		m=$(dfs_stat "$dev" malicious)
-		[ "${m:-0}" -ge $FLOOD_SOURCES ] && break
-		sleep 0.5
-	done
-	# read while the flood goes on: what runs between the stop and the
-	# next run is a pause of the flood (timed_stretches)
-	c=$(dfs_stat "$dev" cache_flows)
-	pg_stop ""
-	log "$qd on $dev: $m of $FLOOD_SOURCES flood sources marked, $c in the cache"
+	if [ "${qd#dfs}" = "$qd" ]; then
+		read -r -t 1 -u "$PG_SLEEP_FD"
+	else
+		while [ $SECONDS -lt $deadline ]; do
+			m=$(dfs_stat "$dev" malicious)
+			[ "${m:-0}" -ge $FLOOD_SOURCES ] && break
+			sleep 0.5
+		done
+		c=$(dfs_stat "$dev" cache_flows)
+		log "$qd on $dev: $m of $FLOOD_SOURCES flood sources marked, $c in the cache"
+		# What DFS queued before it judged drains through the TBF in a
+		# second or two, dequeues that the refusal does not cost:
+		# the timed windows start once the queue is empty (at most
+		# 15 s; the log says when).
+		deadline=$(( SECONDS + 15 ))
+		while [ "$(dfs_qlen "$dev")" != 0 ] && [ $SECONDS -lt $deadline ]; do
+			sleep 0.5
+		done
+		log "$qd on $dev: $(dfs_qlen "$dev") packets queued at the first window"
+	fi
+	[ "$keep" = keep ] || pg_stop ""
+}
+
+# pg_sofar: PG_SOFAR, the packets pktgen has offered so far (sent and
+# refused), read from its live count with bash builtins only.
+pg_sofar() {
+	local k a b c rest
+
+	PG_SOFAR=
+	while read -r k a b c rest; do
+		if [ "$k" = "pkts-sofar:" ]; then
+			PG_SOFAR=$(( a + c ))
+			return 0
+		fi
+	done < "$PG_DIR/$PG_DEV"
+	return 1
+}
+
+# The guest's clock in microseconds, a bash builtin.
+now_us() {
+	NOW_US=${EPOCHREALTIME/[.,]/}
 }
 
 check_dfs_flows() {
@@ -269,26 +324,53 @@ timed_runs() {
 }
 
 # timed_stretches SCENARIO N FIRST NSRC LABEL@DEV...: the flood's runs.
-# Each qdisc is flooded until DFS has judged the flood, then timed at once,
-# its runs back to back: the flood pauses only for the few milliseconds
-# between two runs, as it never would by itself.  Timed in turn
-# (timed_runs), each DFS saw the flood stop for the other qdiscs' runs,
-# half a second or more, with no other traffic: the bitrate window that
-# spans such a pause reads the flow as nearly silent, the idle epochs
-# make the whole link its fair rate, p_m falls, and a flow so let go was
-# let in at the start of its next run until judged again (7000 packets
-# queued a run on 2026-11-28).  That is DFS forgiving a flow that went
-# quiet on an idle link, with nobody to protect (an on-off flood beside
-# TCP stays marked: dfs_evasion.sh): the "pulse" scenario, not the path
-# of a flood DFS refuses.
+# Each qdisc is flooded until DFS has judged the flood, and then, the
+# flood still running, its RUNS windows of FLOOD_SECS follow back to back
+# (timed_windows): the flood never pauses.  Timed in turn (timed_runs),
+# each DFS saw the flood stop for the other qdiscs' runs, half a second or
+# more, with no other traffic: the bitrate window that spans such a pause
+# reads the flow as nearly silent, the idle epochs make the whole link its
+# fair rate, p_m falls, and a flow so let go was let in at the start of
+# its next run until judged again (7000 packets queued a run on
+# 2026-11-28).  That is DFS forgiving a flow that went quiet on an idle
+# link, with nobody to protect (an on-off flood beside TCP stays marked:
+# dfs_evasion.sh): the "pulse" scenario, not the path of a flood DFS
+# refuses.  Runs stopped and started again (pg_run) still paused it for
+# the pktgen setup between them, and a pause long enough let the flood in
+# for a run: DFS's own work read 300 or 430 instructions by run.
 timed_stretches() {
 	local scen=$1 n=$2 first=$3 nsrc=$4 ld
 	shift 4
 
 	for ld in "$@"; do
-		flood_until_marked "${ld##*@}" "${ld%%[:@]*}"
-		SECS=$FLOOD_SECS timed_runs "$scen" "$n" "$first" "$nsrc" "$ld"
+		flood_until_marked "${ld##*@}" "${ld%%[:@]*}" keep
+		timed_windows "$scen" "$n" "${ld%@*}" "${ld##*@}"
 	done
+}
+
+# timed_windows SCENARIO N LABEL DEV: RUNS windows of FLOOD_SECS of the
+# flood that runs on DEV, each the packets pktgen offered in it over the
+# guest's time, both read without a fork or an exec (under icount those
+# would be charged to the packets); then the flood stops.
+timed_windows() {
+	local scen=$1 n=$2 label=$3 dev=$4 i n0 n1 t0 pps
+	local qd=${3%%:*} param=
+
+	[ "$qd" != "$label" ] && param=${label#*:}
+	pg_sofar && n0=$PG_SOFAR || die "no pktgen count on $dev"
+	now_us; t0=$NOW_US
+	for ((i = 1; i <= RUNS; i++)); do
+		read -r -t "$FLOOD_SECS" -u "$PG_SLEEP_FD"
+		pg_sofar && n1=$PG_SOFAR || die "no pktgen count on $dev"
+		now_us
+		pps=$(( (n1 - n0) * 1000000 / (NOW_US - t0) ))
+		n0=$n1 t0=$NOW_US
+		echo "$scen,$qd,$n,$param,$i,$pps" >> "$RAW"
+		log "$scen $qd flows=$n ${param:+$param }run $i: $pps pps"
+	done
+	pg_stop ""
+	[ "${qd#dfs}" != "$qd" ] && dfs_flood_log "$dev"
+	return 0
 }
 
 scenario_mix() {
@@ -321,7 +403,7 @@ scenario_load() {
 	for n in $LOAD_FLOWS; do
 		list=()
 		for qd in $QDISCS; do
-			case $qd in drr*|stfq) continue ;; esac
+			case $qd in drr*|stfq*) continue ;; esac
 			dev=$(dev_of "$qd")
 			dev_add "$dev" && qdisc_setup_under_tbf "$dev" "$qd" ||
 				die "can not set up $qd under tbf"
@@ -345,7 +427,7 @@ flood_scenario() {
 	for n in $FLOOD_FLOWS; do
 		list=()
 		for qd in $QDISCS; do
-			case $qd in drr*|stfq) continue ;; esac
+			case $qd in drr*|stfq*) continue ;; esac
 			dev=$(dev_of "$qd")
 			dev_add "$dev" && qdisc_setup_shaped "$dev" "$qd" ||
 				die "can not set up $qd"
@@ -478,7 +560,7 @@ scenario_profile() {
 	command -v perf >/dev/null || die "no perf (make deps installs linux-perf)"
 	for n in $LOAD_FLOWS; do
 		for qd in $QDISCS; do
-			case $qd in drr*|stfq) dev_add b-prof && qdisc_setup b-prof "$qd" ;;
+			case $qd in drr*|stfq*) dev_add b-prof && qdisc_setup b-prof "$qd" ;;
 			*) dev_add b-prof && qdisc_setup_under_tbf b-prof "$qd" ;;
 			esac || die "can not set up $qd"
 			[ "${qd#dfs}" != "$qd" ] && populate b-prof "$n"
@@ -489,7 +571,7 @@ scenario_profile() {
 	done
 	for n in $FLOOD_FLOWS; do
 		for qd in $QDISCS; do
-			case $qd in drr*|stfq) continue ;; esac
+			case $qd in drr*|stfq*) continue ;; esac
 			dev_add b-prof && qdisc_setup_shaped b-prof "$qd" ||
 				die "can not set up $qd"
 			[ "${qd#dfs}" != "$qd" ] && populate b-prof "$n"

@@ -17,8 +17,9 @@ import sys
 from collections import defaultdict
 
 ORDER = ["pfifo", "fq_codel", "sfb", "hhf", "fq", "cake", "drr", "drr-flow",
-         "stfq", "dfs", "dfs-fq"]
+         "drr-lrufq", "stfq-mall", "stfq", "dfs", "dfs-fq"]
 LABEL = {"drr": "drr + matchall", "drr-flow": "drr + flow",
+         "drr-lrufq": "drr + lrufq", "stfq-mall": "stfq + matchall",
          "stfq": "stfq + lrufq", "dfs-fq": "dfs sched fq"}
 # The memory budget per flow of each DFS sched (issue 14).
 MEM_BUDGET = {"dfs": 96, "dfs-fq": 128}
@@ -82,6 +83,14 @@ def own_ratio(ka, kb, base):
     own = statistics.median(1e9 / a[i] - 1e9 / p[i] for i in a if i in p)
     sp = (max(r) - min(r)) / statistics.median(r) if len(r) > 1 else None
     return statistics.median(r), (own, sp)
+
+
+# Under icount, the instructions a packet of ka costs beyond one of kb,
+# the median over the rounds; else None.
+def insn_delta(ka, kb):
+    a, b = RUNS.get(ka, {}), RUNS.get(kb, {})
+    d = [1e9 / a[i] - 1e9 / b[i] for i in a if i in b and a[i] and b[i]]
+    return statistics.median(d) if ICOUNT and d else None
 
 
 # Under QEMU's -icount shift=0 the guest's clock advances a nanosecond per
@@ -216,14 +225,27 @@ def targets(med, mem, out):
         paired("stfq + lrufq against drr + matchall, %s flows"
                % flows_label(n), ("mix", "stfq", n, ""), ("mix", "drr", n, ""),
                1.0)
-    # Not a target: the peer whose classifier reads each packet's flow.
-    for n in sorted({k[2] for k in med if k[0] == "mix"}):
-        r = pratio(("mix", "stfq", n, ""), ("mix", "drr-flow", n, ""))
-        if r is not None:
-            sp = pspread(("mix", "stfq", n, ""), ("mix", "drr-flow", n, ""))
-            rows.append(("stfq + lrufq against drr + flow (hash of the "
-                         "addresses, 2 classes), %s flows" % flows_label(n),
-                         "-", fmt(r),
+    # Not targets: the peer whose classifier reads each packet's flow, and
+    # the pair taken apart, each half against DRR's or matchall's.
+    for qa, qb, what in (
+            ("stfq", "drr-flow", "stfq + lrufq against drr + flow (hash of "
+             "the addresses, 2 classes)"),
+            ("stfq-mall", "drr", "the scheduler alone: stfq against drr, "
+             "both + matchall"),
+            ("drr-lrufq", "drr", "the classifier alone: lrufq against "
+             "matchall, both under drr"),
+            ("drr-lrufq", "drr-flow", "the classifier alone: lrufq against "
+             "flow, both under drr")):
+        for n in sorted({k[2] for k in med if k[0] == "mix"}):
+            ka, kb = ("mix", qa, n, ""), ("mix", qb, n, "")
+            r = pratio(ka, kb)
+            if r is None:
+                continue
+            sp = pspread(ka, kb)
+            d = insn_delta(ka, kb)
+            rows.append(("%s, %s flows" % (what, flows_label(n)), "-",
+                         fmt(r) + ("" if d is None else
+                                   " (%+.0f insn)" % d),
                          "%.1f%%" % (100 * sp) if sp is not None else "-",
                          None))
     if not rows:
