@@ -201,37 +201,30 @@ qdisc_setup_under_tbf() {
 	qdisc_setup "$1" "$2" "parent 1:1"
 }
 
-# dfs xstats field, from tc -s -j.
+# dfs_stat DEV FIELD...: the fields of DEV's dfs qdisc (xstats, qlen...)
+# from one tc -s -j, on a line.
 dfs_stat() {
-	tc -s -j qdisc show dev "$1" | python3 -c '
+	local dev=$1
+	shift
+
+	tc -s -j qdisc show dev "$dev" | python3 -c '
 import json, sys
 for q in json.load(sys.stdin):
     if q.get("kind") == "dfs":
         # xstats sit beside "options" in the qdisc object
-        print(q.get(sys.argv[1], 0)); break
-' "$2"
-}
-
-# dfs_qlen DEV: the packets DFS holds.
-dfs_qlen() {
-	tc -s -j qdisc show dev "$1" | python3 -c '
-import json, sys
-print(next((q.get("qlen", 0) for q in json.load(sys.stdin)
-            if q.get("kind") == "dfs"), 0))'
+        print(*(q.get(k, 0) for k in sys.argv[1:])); break
+' "$@"
 }
 
 # dfs_flood_log DEV: DFS's marks and drops so far, one log line.
 dfs_flood_log() {
-	tc -s -j qdisc show dev "$1" | python3 -c '
-import json, sys
-for q in json.load(sys.stdin):
-    if q.get("kind") == "dfs":
-        print("malicious %s cache %s trending %s; dropped: malicious %s overlimit %s wfs %s cpr %s; backlog %s" % tuple(
-            q.get(k, "-") for k in ("malicious", "cache_flows", "trending",
-                                    "drop_malicious", "drop_overlimit",
-                                    "drop_wfs", "drop_cpr", "qlen")))
-        break
-' | while read -r l; do log "dfs on $1: $l"; done
+	local v
+
+	read -r -a v <<<"$(dfs_stat "$1" malicious cache_flows trending \
+		drop_malicious drop_overlimit drop_wfs drop_cpr qlen)"
+	log "dfs on $1: malicious ${v[0]} cache ${v[1]} trending ${v[2]};" \
+		"dropped: malicious ${v[3]} overlimit ${v[4]} wfs ${v[5]}" \
+		"cpr ${v[6]}; backlog ${v[7]}"
 }
 
 # populate DEV N: create N flows, each source once, in order.
@@ -265,32 +258,12 @@ flood_until_marked() {
 		# the timed windows start once the queue is empty (at most
 		# 15 s; the log says when).
 		deadline=$(( SECONDS + 15 ))
-		while [ "$(dfs_qlen "$dev")" != 0 ] && [ $SECONDS -lt $deadline ]; do
+		while [ "$(dfs_stat "$dev" qlen)" != 0 ] && [ $SECONDS -lt $deadline ]; do
 			sleep 0.5
 		done
-		log "$qd on $dev: $(dfs_qlen "$dev") packets queued at the first window"
+		log "$qd on $dev: $(dfs_stat "$dev" qlen) packets queued at the first window"
 	fi
 	[ "$keep" = keep ] || pg_stop ""
-}
-
-# pg_sofar: PG_SOFAR, the packets pktgen has offered so far (sent and
-# refused), read from its live count with bash builtins only.
-pg_sofar() {
-	local k a b c rest
-
-	PG_SOFAR=
-	while read -r k a b c rest; do
-		if [ "$k" = "pkts-sofar:" ]; then
-			PG_SOFAR=$(( a + c ))
-			return 0
-		fi
-	done < "$PG_DIR/$PG_DEV"
-	return 1
-}
-
-# The guest's clock in microseconds, a bash builtin.
-now_us() {
-	NOW_US=${EPOCHREALTIME/[.,]/}
 }
 
 check_dfs_flows() {
@@ -337,7 +310,7 @@ timed_runs() {
 # dfs_evasion.sh): the "pulse" scenario, not the path of a flood DFS
 # refuses.  Runs stopped and started again (pg_run) still paused it for
 # the pktgen setup between them, and a pause long enough let the flood in
-# for a run: DFS's own work read 300 or 430 instructions by run.
+# for a run: DFS's own work read 190 to 430 instructions by run.
 timed_stretches() {
 	local scen=$1 n=$2 first=$3 nsrc=$4 ld
 	shift 4
@@ -354,7 +327,7 @@ timed_stretches() {
 # would be charged to the packets); then the flood stops.
 timed_windows() {
 	local scen=$1 n=$2 label=$3 dev=$4 i n0 n1 t0 pps
-	local qd=${3%%:*} param=
+	local qd=${label%%:*} param=
 
 	[ "$qd" != "$label" ] && param=${label#*:}
 	pg_sofar && n0=$PG_SOFAR || die "no pktgen count on $dev"

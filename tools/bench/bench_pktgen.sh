@@ -17,6 +17,9 @@
 #	pg_run SECONDS             send for SECONDS, print "packets usec"
 #	                           (offered: sent + refused by the qdisc)
 #	pg_send N                  send until N packets were offered
+#	pg_sofar                   PG_SOFAR: packets offered so far, of the
+#	                           running device, without a fork
+#	now_us                     NOW_US: the guest's clock in us, a builtin
 #	pg_teardown
 #	pg_machine                 the run's date, kernel, CPU and vCPUs, as
 #	                           "key: value" lines of a meta.txt
@@ -113,4 +116,24 @@ pg_send() {
 pg_teardown() {
 	[ -e "$PG_DIR/kpktgend_0" ] && pg_reset ""
 	PG_DEV=
+}
+
+# pg_sofar: PG_SOFAR, the packets pktgen has offered so far (sent and
+# refused), read from its live count with bash builtins only.
+pg_sofar() {
+	local k a b c rest
+
+	PG_SOFAR=
+	while read -r k a b c rest; do
+		if [ "$k" = "pkts-sofar:" ]; then
+			PG_SOFAR=$(( a + c ))
+			return 0
+		fi
+	done < "$PG_DIR/$PG_DEV"
+	return 1
+}
+
+# The guest's clock in microseconds, a bash builtin.
+now_us() {
+	NOW_US=${EPOCHREALTIME/[.,]/}
 }
