@@ -61,6 +61,22 @@ export REPO
 # matplotlib's font list, built on the host (vm-run.sh)
 export MPLCONFIGDIR=$REPO/build/mplconfig
 
+# --- hold the receive-timestamp static key on ------------------------------
+# netstamp_needed_key is on while any socket asks for receive timestamps,
+# and every ping the tests start and end flips it: the kernel patches the
+# jump label in netif_rx_internal() and the receive path with an int3
+# while other CPUs run through them.  Under TCG a vCPU can still meet that
+# int3 once the patch is done ("Oops: int3" at netif_rx_internal, no frame
+# of ours: 7.2 on 2026-11-25, 6.12 on 2026-11-28, README).  One socket
+# holding SO_TIMESTAMP (29 on x86, which Python's socket module does not
+# name) for the whole run keeps the key on, so the pings only count up
+# and down and nothing is patched under traffic.
+python3 -c 'import signal, socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_TIMESTAMP", 29), 1)
+signal.pause()' &
+TSTAMP_HOLDER=$!
+
 # --- load our modules (dependencies first) ---------------------------------
 modname() { modinfo -F name "$1" 2>/dev/null || basename "$1" .ko | tr - _; }
 declare -A OURS=()
@@ -105,6 +121,7 @@ if [ $load_ok = 1 ]; then
 	log "script exit status $rc"
 fi
 echo "$rc" > "$SHARED/status"
+kill "$TSTAMP_HOLDER" 2>/dev/null
 
 # --- clean up what the script left behind, then unload ---------------------
 # Processes inside namespaces keep them (and their qdiscs) alive.
