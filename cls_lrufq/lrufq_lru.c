@@ -3,6 +3,13 @@
  * LRU flow cache of LRU-FQ, see lrufq_lru.h.  Plain C: built into
  * cls_lrufq and into the userspace unit tests.
  */
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+
 #include "lrufq_lru.h"
 
 int lrufq_lru_init(struct lrufq_lru *l, u32 size, u32 threshold, u32 prob,

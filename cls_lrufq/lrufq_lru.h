@@ -29,7 +29,9 @@
 #ifndef _LRUFQ_LRU_H
 #define _LRUFQ_LRU_H
 
-#include "core_env.h"
+#include <linux/limits.h>
+#include <linux/time64.h>
+#include <linux/types.h>
 #include <net/flowkey.h>
 #include <linux/pkt_cls_lrufq.h>
 

@@ -13,6 +13,11 @@
  * done so far is itself a valid B-tree transformation) and returns
  * -ENOMEM; deletion never allocates.
  */
+#include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
 #include "dfs_btree.h"
 
 /*

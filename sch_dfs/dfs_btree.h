@@ -18,6 +18,8 @@
 #ifndef _DFS_BTREE_H
 #define _DFS_BTREE_H
 
+#include <linux/string.h>
+#include <linux/types.h>
 #include "dfs_flow.h"
 
 /* Minimum degree t: a node holds t - 1 to 2t - 1 flows. */

@@ -5,6 +5,11 @@
  * the slots that were ever used, so a small working set in a large cache
  * stays cheap.
  */
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
 #include "dfs_cache.h"
 
 int dfs_cache_init(struct dfs_cache *c, u32 size)

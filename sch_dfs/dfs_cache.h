@@ -8,6 +8,7 @@
 #ifndef _DFS_CACHE_H
 #define _DFS_CACHE_H
 
+#include <linux/types.h>
 #include "dfs_flow.h"
 
 #define DFS_CACHE_MAX	1024

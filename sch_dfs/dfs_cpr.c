@@ -3,6 +3,13 @@
  * CPR: a flow's congestion participation rate and the adaptive threshold
  * it is judged by (dfs_cpr.h says how, and why lazily).
  */
+#include <linux/bitops.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+
 #include "dfs_cpr.h"
 
 static bool dfs_cpr_bit(const u64 *ring, u32 period)

@@ -107,7 +107,10 @@
 #define _DFS_CPR_H
 
 #include <linux/pkt_sched_dfs.h>
-#include "core_env.h"
+#include <linux/compiler.h>
+#include <linux/math64.h>
+#include <linux/time64.h>
+#include <linux/types.h>
 
 #define DFS_CPR_RING	1024	/* periods remembered: 1 s of 1 ms periods */
 #define DFS_CPR_WORDS	(DFS_CPR_RING / 64)

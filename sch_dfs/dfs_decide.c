@@ -5,6 +5,9 @@
  * (1), the EWMA of wfs and Algorithm 3 run per packet, inline, from
  * dfs_decide.h.
  */
+#include <linux/build_bug.h>
+#include <linux/string.h>
+
 #include "dfs_decide.h"
 
 /* p_m, at most max_th <= TC_DFS_ONE, lives in 20 bits of struct dfs_flow. */

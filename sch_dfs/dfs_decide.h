@@ -15,6 +15,11 @@
 #ifndef _DFS_DECIDE_H
 #define _DFS_DECIDE_H
 
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/time64.h>
+#include <linux/types.h>
 #include <linux/pkt_sched_dfs.h>
 #include "dfs_flow.h"
 

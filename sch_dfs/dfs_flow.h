@@ -10,7 +10,9 @@
 #ifndef _DFS_FLOW_H
 #define _DFS_FLOW_H
 
-#include "core_env.h"
+#include <linux/limits.h>
+#include <linux/minmax.h>
+#include <linux/types.h>
 #include "dfs_cpr.h"
 #include <net/flowkey.h>
 

@@ -22,7 +22,9 @@
 #ifndef _DFS_FQ_H
 #define _DFS_FQ_H
 
-#include "core_env.h"
+#include <linux/string.h>
+#include <linux/time64.h>
+#include <linux/types.h>
 
 /* CoDel's clock: nanoseconds >> 10 in a u32, as the kernel's codel.h. */
 #define DFS_CODEL_SHIFT	10

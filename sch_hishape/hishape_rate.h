@@ -20,7 +20,11 @@
 #ifndef _HISHAPE_RATE_H
 #define _HISHAPE_RATE_H
 
-#include "core_env.h"
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/time64.h>
+#include <linux/types.h>
 
 /* The largest bucket (bytes): burst shares a word with the cost's shift. */
 #define HISHAPE_BURST_MAX	((1U << 27) - 1)

@@ -4,6 +4,8 @@
  * for the counts the loader announces, filled in ascending order, every
  * range checked as it is added, so a table is never complete and wrong.
  */
+#include <linux/slab.h>
+
 #include "hishape_table.h"
 
 struct hishape_table *hishape_table_alloc(u32 max4, u32 max6, gfp_t gfp)

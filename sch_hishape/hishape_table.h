@@ -19,7 +19,9 @@
 #ifndef _HISHAPE_TABLE_H
 #define _HISHAPE_TABLE_H
 
-#include "core_env.h"
+#include <linux/bits.h>
+#include <linux/limits.h>
+#include <linux/types.h>
 #include "hishape_rate.h"
 
 /* No range: an address no range holds, a range with nothing queued. */

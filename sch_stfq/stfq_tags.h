@@ -16,7 +16,8 @@
 #ifndef _STFQ_TAGS_H
 #define _STFQ_TAGS_H
 
-#include "core_env.h"
+#include <linux/math64.h>
+#include <linux/types.h>
 
 #define STFQ_SHIFT	16
 #define STFQ_ERA_SHIFT	61

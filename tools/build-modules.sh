@@ -23,7 +23,6 @@ source "$REPO/tools/source-files.sh"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 while IFS= read -r -d '' f; do
-	case $f in compat/user/*) continue ;; esac	# userspace only
 	[ -f "$REPO/$f" ] || continue			# deleted in the worktree
 	(cd "$REPO" && cp -p --parents "$f" "$OUT")
 done < <(source_files "$REPO" Kbuild compat sch_dfs sch_stfq cls_lrufq sch_hishape include \

@@ -26,7 +26,7 @@ fi
 cd "$ROOT"
 # shellcheck disable=SC2046
 [ $# -gt 0 ] || set -- $(git ls-files "sch_dfs/*.[ch]" "sch_stfq/*.[ch]" "cls_lrufq/*.[ch]" "sch_hishape/*.[ch]" \
-	"compat/*.[ch]" ":!compat/user" "include/*.h" "selftests/drivers/*.c")
+	"compat/*.[ch]" "include/*.h" "selftests/drivers/*.c")
 out=$("$CP/scripts/checkpatch.pl" --no-tree --strict --terse --show-types -f "$@" || true)
 printf '%s\n' "$out"
 left=$(printf '%s\n' "$out" | grep -E ': (ERROR|WARNING|CHECK):' |

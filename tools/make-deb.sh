@@ -112,12 +112,12 @@ STAGE=$SRC/$PKG-$VERSION
 rm -rf "$SRC"
 mkdir -p "$STAGE/tc"
 
-# What the top-level Kbuild builds from (compat/user/ is userspace only),
-# the DKMS configuration, the packaging, and the documentation.
+# What the top-level Kbuild builds from, the DKMS configuration, the
+# packaging, and the documentation.
 n=0
 while IFS= read -r -d '' f; do
 	[ -f "$ROOT/$f" ] || continue		# deleted in the worktree
-	case $f in compat/user/*|debian/changelog.in) continue ;; esac
+	case $f in debian/changelog.in) continue ;; esac
 	install -D -m "$(stat -c %a "$ROOT/$f")" "$ROOT/$f" "$STAGE/$f"
 	n=$((n + 1))
 done < <(source_files "$ROOT" Kbuild compat include sch_dfs sch_stfq cls_lrufq sch_hishape \

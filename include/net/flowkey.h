@@ -12,7 +12,10 @@
 #ifndef _NET_FLOWKEY_H
 #define _NET_FLOWKEY_H
 
-#include "core_env.h"
+#include <linux/build_bug.h>
+#include <linux/random.h>
+#include <linux/socket.h>
+#include <linux/types.h>
 
 /*
  * The key modes.  Every module's uapi numbers them alike (enum tc_dfs_key,

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-ins for the few kernel names the algorithm cores of the
- * three modules use (compat/core_env.h), so the same .c files build into
- * the unit tests and fuzzers of selftests/unit.
+ * four modules use, so the same .c files build into the unit tests and
+ * fuzzers of selftests/unit.  The cores include the kernel's headers by
+ * name, as in-tree code does; shim/linux/ holds a header of each of those
+ * names that forwards here, and shim/ comes first on the tests' include
+ * path, as the kernel's tools/include does for its tools.  Where the
+ * system has a uapi header of the same name (<linux/types.h>,
+ * <linux/errno.h>, ...), the forwarding header takes it in first: glibc
+ * and the uapi headers of include/uapi/ ask for those by that name.
  */
 #ifndef _SCH_DFS_KERNEL_SHIM_H
 #define _SCH_DFS_KERNEL_SHIM_H

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The unit tests' <linux/math64.h>: see ../kernel_shim.h. */
+#if __has_include_next(<linux/math64.h>)
+#include_next <linux/math64.h>
+#endif
+#include <kernel_shim.h>
