@@ -3,7 +3,7 @@
  * What the kernels the modules support (Debian's 6.1, 6.12 and 7.x, and
  * the stable kernels between) spell differently, for out-of-tree builds
  * only.  Kbuild force-includes this header before every source file of the
- * three modules (compat/Kbuild.include), so the modules are written against
+ * four modules (compat/Kbuild.include), so the modules are written against
  * the newest kernel's API and carry no #if of their own.
  *
  * Where stable kernels backport an API, a version number cannot tell
