@@ -8,6 +8,9 @@
 #                 the modules against every kernel of the matrix, W=1,
 #                 failing on any warning
 # make tc         patched iproute2 tc and the q_*.so plugins in build/tc
+# make upstream   the in-tree patch series for netdev, in build/upstream
+#                 (tools/upstream.sh); make check-upstream applies it to a
+#                 copy of the 7.2 tree and builds the modules there, W=1
 # make check      checkpatch, unit tests and fuzzers, the build against
 #                 every kernel, tdc and the selftests in one boot of the
 #                 test VM on 6.1, three selftests on 6.12 (KERNEL=X: tdc
@@ -73,7 +76,8 @@ TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
 .PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo \
 	bench bench-hishape install clean checkpatch kernels build-kernels check-kernels \
-	kernel-known test-modules deb check-dkms tc-patches check-tc-patches
+	kernel-known test-modules deb check-dkms tc-patches check-tc-patches \
+	upstream check-upstream
 
 all: modules
 
@@ -123,6 +127,14 @@ tc-patches:
 
 check-tc-patches:
 	tools/tc-patches.sh --check
+
+# The in-tree series for netdev, into build/upstream/; check-upstream
+# builds it in net/sched of a copy of the 7.2 tree (W=1).
+upstream:
+	tools/upstream.sh
+
+check-upstream:
+	JOBS=$(JOBS) tools/upstream.sh --check
 
 unit:
 	$(MAKE) $(PAR) -C selftests/unit run
