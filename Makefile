@@ -12,7 +12,8 @@
 #                 (tools/upstream.sh); make check-upstream applies it to a
 #                 copy of the 7.2 tree and builds the modules there, W=1
 # make check      checkpatch, unit tests and fuzzers, the build against
-#                 every kernel, tdc and the selftests in one boot of the
+#                 every kernel, the in-tree series' build (check-upstream),
+#                 tdc and the selftests in one boot of the
 #                 test VM on 6.1, three selftests on 6.12 (KERNEL=X: tdc
 #                 and the selftests on X alone)
 # make check-kernels
@@ -155,7 +156,7 @@ tdc: modules tc
 	$(VM_KERNEL) tools/vm-run.sh selftests/tc-testing/run_tdc.sh
 
 ifeq ($(KERNEL),)
-check: checkpatch check-tc-patches unit fuzz build-kernels
+check: checkpatch check-tc-patches check-upstream unit fuzz build-kernels
 	$(MAKE) selftests TDC=1
 	$(MAKE) selftests KERNEL=$(CHECK_ALSO) TESTS="$(CHECK_ALSO_TESTS)"
 else
