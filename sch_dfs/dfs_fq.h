@@ -22,6 +22,7 @@
 #ifndef _DFS_FQ_H
 #define _DFS_FQ_H
 
+#include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/time64.h>
 #include <linux/types.h>
@@ -51,6 +52,15 @@ static inline bool dfs_codel_after_eq(u32 a, u32 b)
 
 /* 1/sqrt(count) in Q0.16, as codel_vars.rec_inv_sqrt */
 #define DFS_REC_INV_SQRT_SHIFT	16
+
+/*
+ * At most this many drops in one dfs_codel_dequeue(), as the kernel's
+ * CODEL_MAX_DROPS_PER_DEQUEUE: the dropping loop catches up with a drop
+ * schedule that a stalled link (a throttled parent) left behind, and so
+ * does as much work as the gap is long and the queue deep, under the
+ * qdisc lock.  Past it, the schedule starts again from now.
+ */
+#define DFS_CODEL_MAX_DROPS	256
 
 struct dfs_codel {
 	u32	first_above;	/* time the sojourn may drop from; 0: below */
@@ -168,10 +178,15 @@ static inline void dfs_codel_newton_step(struct dfs_codel *cv)
 	cv->rec_inv_sqrt = val >> DFS_REC_INV_SQRT_SHIFT;
 }
 
-/* t + interval / sqrt(count) */
+/*
+ * t + interval / sqrt(count), at least a tick later: a small interval and
+ * a large count truncate the step to zero, and the dropping loop would
+ * then drop every packet while the sojourn stays above target.
+ */
 static inline u32 dfs_codel_control_law(u32 t, u32 interval, u16 rec_inv_sqrt)
 {
-	return t + (u32)(((u64)interval *
+	return t + max_t(u32, 1,
+			 ((u64)interval *
 			  ((u32)rec_inv_sqrt << DFS_REC_INV_SQRT_SHIFT)) >> 32);
 }
 
@@ -216,6 +231,7 @@ static inline void *dfs_codel_dequeue(struct dfs_fq *fq,
 {
 	struct dfs_codel *cv = &fq->cv;
 	void *pkt = ops->pop(ctx, fq);
+	unsigned int drops = 0;
 	bool drop;
 
 	if (!pkt) {
@@ -231,6 +247,13 @@ static inline void *dfs_codel_dequeue(struct dfs_fq *fq,
 		}
 		/* A large backlog may call for several drops at once. */
 		while (cv->dropping && dfs_codel_after_eq(now, cv->drop_next)) {
+			if (++drops > DFS_CODEL_MAX_DROPS) {
+				/* far behind the schedule: resync */
+				cv->drop_next = dfs_codel_control_law(now,
+								      p->interval,
+								      cv->rec_inv_sqrt);
+				break;
+			}
 			cv->count++;
 			dfs_codel_newton_step(cv);
 			if (p->ecn && ops->mark(pkt)) {

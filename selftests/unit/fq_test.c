@@ -3,7 +3,7 @@
  * Unit tests of the flow scheduler of "sched fq" (dfs_fq.h): deficit round
  * robin by bytes, new flows first, the pass through the old flows, the
  * release of emptied flows, and CoDel's drops, their spacing and ECN
- * marks, driven by a synthetic clock.
+ * marks, and its bounds after a stall, driven by a synthetic clock.
  */
 #include "fq_world.h"
 #include "unit.h"
@@ -308,6 +308,78 @@ static void test_codel_wrap(void)
 	w_destroy(&w);
 }
 
+/*
+ * A link that stalls (a throttled parent) while CoDel drops: the next
+ * dequeue is far behind the drop schedule, and would drop all the deep
+ * queue of small packets at once.  It drops DFS_CODEL_MAX_DROPS, starts
+ * the schedule again from now, and a dequeue right after drops nothing.
+ */
+static void test_codel_stall_cap(void)
+{
+	struct w_pkt *pkt;
+	struct world w;
+	u32 before, now;
+	int i;
+
+	w_init(&w, 1514, 500, 5000, false);
+	for (i = 0; i < 2000; i++)
+		w_enqueue(&w, 0, 64, 0, false);
+	free(w_dequeue(&w, 6 * MS));	/* above target from here */
+	free(w_dequeue(&w, 12 * MS));	/* an interval later: drops */
+	CHECK(w.dropped == 1 && w.f[0].fq->cv.dropping, "dropping, %u drops",
+	      w.dropped);
+	before = w.dropped;
+	pkt = w_dequeue(&w, 12 * MS + 5000 * MS);
+	CHECK(pkt, "a packet after the stall");
+	free(pkt);
+	now = dfs_codel_time(12 * MS + 5000 * MS);
+	CHECK(w.dropped - before == DFS_CODEL_MAX_DROPS, "%u drops in one call",
+	      w.dropped - before);
+	CHECK(w.f[0].fq->cv.dropping &&
+	      dfs_codel_after(w.f[0].fq->cv.drop_next, now) &&
+	      !dfs_codel_after(w.f[0].fq->cv.drop_next, now + w.p.interval),
+	      "next drop within an interval of now: %d",
+	      (s32)(w.f[0].fq->cv.drop_next - now));
+	before = w.dropped;
+	free(w_dequeue(&w, 12 * MS + 5000 * MS));
+	CHECK(w.dropped == before, "no drop before the new schedule: %u",
+	      w.dropped - before);
+	w_destroy(&w);
+}
+
+/*
+ * interval / sqrt(count) truncates to zero ticks once count is large
+ * (here 1 ms after about a million drops in the episode): the drops are
+ * still a tick apart, so a dequeue 10 ticks behind the schedule drops 11
+ * packets, not all it may.
+ */
+static void test_codel_law_min_tick(void)
+{
+	u32 before, now = dfs_codel_time(20 * MS);
+	struct dfs_codel *cv;
+	struct world w;
+	int i;
+
+	CHECK(dfs_codel_control_law(now, dfs_codel_from_us(1000), 1) == now + 1,
+	      "a step of at least a tick");
+	w_init(&w, 1514, 500, 1000, false);
+	for (i = 0; i < 1000; i++)
+		w_enqueue(&w, 0, 64, 0, false);
+	free(w_dequeue(&w, 2 * MS));
+	free(w_dequeue(&w, 4 * MS));
+	cv = &w.f[0].fq->cv;
+	CHECK(cv->dropping, "dropping");
+	cv->count = 1U << 30;
+	cv->rec_inv_sqrt = 1;
+	cv->drop_next = now - 10;
+	before = w.dropped;
+	free(w_dequeue(&w, 20 * MS));
+	CHECK(w.dropped - before == 11, "%u drops", w.dropped - before);
+	CHECK(cv->drop_next == now + 1, "next drop %d ticks from now",
+	      (s32)(cv->drop_next - now));
+	w_destroy(&w);
+}
+
 int main(void)
 {
 	TEST(test_drr_bytes);
@@ -322,5 +394,7 @@ int main(void)
 	TEST(test_codel_reentry);
 	TEST(test_purge);
 	TEST(test_codel_wrap);
+	TEST(test_codel_stall_cap);
+	TEST(test_codel_law_min_tick);
 	return unit_summary("fq_test");
 }

@@ -11,7 +11,9 @@
  * CoDel in RFC 8289's form (dodequeue() says ok_to_drop, dequeue() runs
  * the state machine), with the kernel's choices where the RFC leaves
  * room: one Newton step of 1/sqrt(count) a drop, an MTU of backlog
- * that is never dropped into, ECN marks in place of drops.
+ * that is never dropped into, ECN marks in place of drops, drops at
+ * least a tick apart and at most 256 of them in one dequeue.  Bursts of
+ * up to 256 packets fill a flow past that in a few bytes of input.
  *
  * Checked after every step: the packet sent, every packet dropped and
  * every CE mark are the reference's, and the backlogs, queue lengths and
@@ -20,15 +22,17 @@
 #include "fq_world.h"
 #include "fuzz_input.h"
 
-#define RQ	256
+#define RQ	1024
 
 struct rpkt {
 	u32	id, len, time;
 	bool	ect;
 };
 
+/* each flow's ring, apart so that resetting a flow is cheap */
+static struct rpkt rq[W_FLOWS][RQ];
+
 struct rflow {
-	struct rpkt	q[RQ];
 	u32		head, len, bytes;
 	bool		listed;
 	s32		deficit;
@@ -72,9 +76,12 @@ static void rnewton(struct rflow *f)
 	f->rec_inv_sqrt = val >> 16;
 }
 
+/* the step is at least a tick, or the drop loop would stall */
 static u32 rlaw(u32 t, u32 interval, u16 ris)
 {
-	return t + (u32)(((u64)interval * ((u32)ris << 16)) >> 32);
+	u32 step = ((u64)interval * ((u32)ris << 16)) >> 32;
+
+	return t + (step ? step : 1);
 }
 
 static struct rres rdodequeue(struct world *w, struct rflow *f, u32 now)
@@ -86,7 +93,7 @@ static struct rres rdodequeue(struct world *w, struct rflow *f, u32 now)
 		return r;
 	}
 	r.valid = true;
-	r.p = f->q[f->head];
+	r.p = rq[f - rf][f->head];
 	f->head = (f->head + 1) % RQ;
 	f->len--;
 	f->bytes -= r.p.len;
@@ -112,6 +119,7 @@ static void rdrop(struct rpkt *p)
 static struct rres rcodel(struct world *w, struct rflow *f, u32 now, bool *ce)
 {
 	struct rres r = rdodequeue(w, f, now);
+	u32 drops = 0;
 
 	*ce = false;
 	if (!r.valid) {
@@ -122,6 +130,12 @@ static struct rres rcodel(struct world *w, struct rflow *f, u32 now, bool *ce)
 		if (!r.ok_to_drop)
 			f->dropping = false;
 		while (f->dropping && (s32)(now - f->drop_next) >= 0) {
+			/* a bounded catch-up: then the schedule restarts */
+			if (drops++ == 256) {
+				f->drop_next = rlaw(now, w->p.interval,
+						    f->rec_inv_sqrt);
+				break;
+			}
 			f->count++;
 			rnewton(f);
 			if (w->p.ecn && r.p.ect) {
@@ -243,23 +257,24 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		i = op % W_FLOWS;
 		switch (op / W_FLOWS % 4) {
 		case 0:
-		case 1: {	/* a packet of 1 to 9000 bytes */
+		case 1: {	/* a packet of 1 to 9000 bytes, or a burst */
+			u32 n = op / W_FLOWS % 4 ? 1 + get(&in, 1) : 1;
 			u32 len = 1 + get(&in, 2) % 9000;
 			bool ect = op & 0x80;
 			struct rflow *f = &rf[i];
 			struct w_pkt *pkt;
 
-			if (f->len == RQ || w.next_id >= W_PKTS)
-				break;
-			pkt = w_enqueue(&w, i, len, now, ect);
-			f->q[(f->head + f->len++) % RQ] = (struct rpkt){
-				pkt->id, len, pkt->time, ect };
-			f->bytes += len;
-			rbacklog += len;
-			if (!f->listed) {
-				f->listed = true;
-				f->deficit = w.p.quantum;
-				lpush(rnew, &nnew, i);
+			while (n-- && f->len < RQ && w.next_id < W_PKTS) {
+				pkt = w_enqueue(&w, i, len, now, ect);
+				rq[i][(f->head + f->len++) % RQ] = (struct rpkt){
+					pkt->id, len, pkt->time, ect };
+				f->bytes += len;
+				rbacklog += len;
+				if (!f->listed) {
+					f->listed = true;
+					f->deficit = w.p.quantum;
+					lpush(rnew, &nnew, i);
+				}
 			}
 			break;
 		}
