@@ -137,8 +137,9 @@ upstream:
 check-upstream:
 	JOBS=$(JOBS) tools/upstream.sh --check
 
+# TEST_KVER: codel_ref_test may compare with the test kernel's CoDel.
 unit:
-	$(MAKE) $(PAR) -C selftests/unit run
+	$(MAKE) $(PAR) -C selftests/unit run TEST_KVER=$(TEST_KVER)
 
 # libFuzzer harnesses of the algorithm cores, FUZZ_TIME seconds each
 fuzz:
