@@ -976,8 +976,10 @@ nla_put_failure:
 static int hishape_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct hishape_sched_data *q = qdisc_priv(sch);
-	struct tc_hishape_xstats st = q->stats;
+	struct tc_hishape_xstats st;
 
+	sch_tree_lock(sch);
+	st = q->stats;
 	st.ranges = q->table ? hishape_table_size(q->table) : 0;
 	st.backlogged = q->backlogged;
 	st.memory_usage = q->memory_used +
@@ -985,6 +987,8 @@ static int hishape_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		(u64)q->pages_max * sizeof(*q->pages) +
 		(q->table ? hishape_table_bytes(q->table) : 0) +
 		(q->staged ? hishape_table_bytes(q->staged) : 0);
+	sch_tree_unlock(sch);
+
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
