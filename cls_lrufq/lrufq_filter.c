@@ -58,16 +58,6 @@ struct lrufq_head {
 	bool			deleting;
 };
 
-/* tc's key modes in net/flowkey.h's terms (sch_dfs's are the same) */
-static const u8 lrufq_key_modes[] = {
-	[TC_LRUFQ_KEY_SRCDST]	= FLOWKEY_SRCDST,
-	[TC_LRUFQ_KEY_SRC]	= FLOWKEY_SRC,
-	[TC_LRUFQ_KEY_DST]	= FLOWKEY_DST,
-	[TC_LRUFQ_KEY_5TUPLE]	= FLOWKEY_5TUPLE,
-};
-
-static_assert(ARRAY_SIZE(lrufq_key_modes) == TC_LRUFQ_KEY_MAX + 1);
-
 /* The time for a cached flow's window and pin: read only if either is on. */
 static u64 lrufq_clock(void *ctx)
 {
@@ -94,7 +84,7 @@ static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	if (unlikely(!head))
 		return -1;
 
-	flowkey_from_skb(skb, lrufq_key_modes[head->key_mode], &key);
+	flowkey_from_skb(skb, flowkey_tc_mode(head->key_mode), &key);
 	hash = flowkey_hash(&key, head->hash_seed);
 
 	spin_lock(&head->lock);

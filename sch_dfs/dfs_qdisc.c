@@ -210,21 +210,11 @@ static struct dfs_skb_cb *dfs_skb_cb(const struct sk_buff *skb)
 	return (struct dfs_skb_cb *)qdisc_skb_cb(skb)->data;
 }
 
-/* tc's key modes in net/flowkey.h's terms (cls_lrufq's are the same) */
-static const u8 dfs_key_modes[] = {
-	[TC_DFS_KEY_SRCDST]	= FLOWKEY_SRCDST,
-	[TC_DFS_KEY_SRC]	= FLOWKEY_SRC,
-	[TC_DFS_KEY_DST]	= FLOWKEY_DST,
-	[TC_DFS_KEY_5TUPLE]	= FLOWKEY_5TUPLE,
-};
-
-static_assert(ARRAY_SIZE(dfs_key_modes) == TC_DFS_KEY_MAX + 1);
-
 /* Flow key of a packet (net/flowkey_skb.h, shared with cls_lrufq). */
 static void dfs_classify(const struct dfs_sched_data *q,
 			 const struct sk_buff *skb, struct flowkey *key)
 {
-	flowkey_from_skb(skb, dfs_key_modes[q->key_mode], key);
+	flowkey_from_skb(skb, flowkey_tc_mode(q->key_mode), key);
 }
 
 static void dfs_count_flags(struct dfs_sched_data *q, u32 flags, int sign)

@@ -18,8 +18,9 @@
 #include <linux/types.h>
 
 /*
- * The key modes.  Every module's uapi numbers them alike (enum tc_dfs_key,
- * enum tc_lrufq_key) and maps its own onto these through a table.
+ * The key modes.  tc's (enum tc_dfs_key, enum tc_lrufq_key, numbered
+ * alike) map onto these through one table, flowkey_tc_mode() in
+ * flowkey_skb.h.
  */
 #define FLOWKEY_SRCDST	0	/* source and destination address */
 #define FLOWKEY_SRC	1	/* source address: a flow per host */

@@ -13,6 +13,8 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/socket.h>
+#include <linux/pkt_cls_lrufq.h>
+#include <linux/pkt_sched_dfs.h>
 #include <net/flow_dissector.h>
 #include <net/flowkey.h>
 #include <net/ip.h>
@@ -279,6 +281,30 @@ static inline bool flowkey_from_skb_fast(const struct sk_buff *skb, u32 mode,
 			flowkey_ports(skb, thoff, ip_proto, key);
 	}
 	return true;
+}
+
+/*
+ * tc's key mode (enum tc_dfs_key, enum tc_lrufq_key: the two are numbered
+ * alike) in net/flowkey.h's terms: one table, so that a key mode of tc
+ * is the same flow to both modules.  @tc_key is within the uapi's range:
+ * the netlink policy's maximum.
+ */
+static inline u32 flowkey_tc_mode(u32 tc_key)
+{
+	static const u8 modes[] = {
+		[TC_DFS_KEY_SRCDST]	= FLOWKEY_SRCDST,
+		[TC_DFS_KEY_SRC]	= FLOWKEY_SRC,
+		[TC_DFS_KEY_DST]	= FLOWKEY_DST,
+		[TC_DFS_KEY_5TUPLE]	= FLOWKEY_5TUPLE,
+	};
+
+	static_assert(ARRAY_SIZE(modes) == TC_DFS_KEY_MAX + 1);
+	static_assert(TC_DFS_KEY_SRCDST == (int)TC_LRUFQ_KEY_SRCDST &&
+		      TC_DFS_KEY_SRC == (int)TC_LRUFQ_KEY_SRC &&
+		      TC_DFS_KEY_DST == (int)TC_LRUFQ_KEY_DST &&
+		      TC_DFS_KEY_5TUPLE == (int)TC_LRUFQ_KEY_5TUPLE &&
+		      TC_DFS_KEY_MAX == (int)TC_LRUFQ_KEY_MAX);
+	return modes[tc_key];
 }
 
 /* The key of @skb under @mode (FLOWKEY_*); non-IP packets all share the
