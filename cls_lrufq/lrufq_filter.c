@@ -159,6 +159,16 @@ static const struct netlink_range_validation lrufq_u32_min1 = {
 	.max = U32_MAX,
 };
 
+/* A flow is high with more packets than the threshold.  At 0 every
+ * cached flow would be, from the packet that admitted it: the mice the
+ * draw lets in too, which the threshold is there to keep out.  A count
+ * stops at U32_MAX, so no flow could pass U32_MAX since its admission.
+ */
+static const struct netlink_range_validation lrufq_threshold_range = {
+	.min = 1,
+	.max = TC_LRUFQ_THRESHOLD_MAX,
+};
+
 static const struct netlink_range_validation lrufq_window_range = {
 	.min = 0,
 	.max = TC_LRUFQ_WINDOW_MAX,
@@ -176,7 +186,8 @@ static const struct nla_policy lrufq_policy[TCA_LRUFQ_MAX + 1] = {
 	[TCA_LRUFQ_CACHE]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&lrufq_cache_range),
 	[TCA_LRUFQ_PROB]	= NLA_POLICY_FULL_RANGE(NLA_U32, &lrufq_u32_min1),
-	[TCA_LRUFQ_THRESHOLD]	= { .type = NLA_U32 },
+	[TCA_LRUFQ_THRESHOLD]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&lrufq_threshold_range),
 	[TCA_LRUFQ_KEY]		= NLA_POLICY_MAX(NLA_U32, TC_LRUFQ_KEY_MAX),
 	[TCA_LRUFQ_PIN_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64,
 							&lrufq_pin_range),

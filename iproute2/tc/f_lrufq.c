@@ -34,10 +34,11 @@ static void explain(void)
 		"                 [ window TIME ] [ key srcdst | src | dst | 5tuple ]\n"
 		"                 [ pin RATE ] [ action ACTION_SPEC ]\n"
 		"P is a fraction, 0.02 or 1/50; pin 0 turns pinning off.\n"
-		"A flow is high with over PACKETS in the last window of time\n"
-		"(default 1s, 1ms to 60s); window 0 counts from the flow's\n"
-		"admission on, as the paper.\n"
-		"CLASSIDs are hexadecimal MAJOR:MINOR.\n");
+		"A flow is high with over PACKETS (1 to %u, default 125)\n"
+		"in the last window of time (default 1s, 1ms to 60s);\n"
+		"window 0 counts from the flow's admission on, as the paper.\n"
+		"CLASSIDs are hexadecimal MAJOR:MINOR.\n",
+		TC_LRUFQ_THRESHOLD_MAX);
 }
 
 /* "0.02" or "1/50" in (0, 1], as a fraction of TC_LRUFQ_PROB_ONE. */
@@ -113,8 +114,10 @@ static int lrufq_parse_opt(struct filter_util *qu, char *handle,
 			addattr32(n, MAX_MSG, TCA_LRUFQ_PROB, val);
 		} else if (strcmp(*argv, "threshold") == 0) {
 			NEXT_ARG();
-			if (get_u32(&val, *argv, 0)) {
-				fprintf(stderr, "Illegal \"threshold\"\n");
+			if (get_u32(&val, *argv, 0) || !val ||
+			    val > TC_LRUFQ_THRESHOLD_MAX) {
+				fprintf(stderr, "Illegal \"threshold\": 1..%u packets\n",
+					TC_LRUFQ_THRESHOLD_MAX);
 				return -1;
 			}
 			addattr32(n, MAX_MSG, TCA_LRUFQ_THRESHOLD, val);

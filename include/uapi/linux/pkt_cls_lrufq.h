@@ -14,6 +14,10 @@
 #define TC_LRUFQ_PROB_ONE	0xffffffffU
 #define TC_LRUFQ_CACHE_MAX	4096U
 #define TC_LRUFQ_WINDOW_MAX	60000000U	/* us */
+/* A flow with more packets than the threshold is high; a count stops at
+ * 2^32 - 1.
+ */
+#define TC_LRUFQ_THRESHOLD_MAX	0xfffffffeU
 /* At most this many cached flows, most recent first, in TCA_LRUFQ_FLOWS. */
 #define TC_LRUFQ_DUMP_MAX	64U
 
@@ -23,7 +27,7 @@ enum {
 	TCA_LRUFQ_LOW,		/* u32: classid of all other packets */
 	TCA_LRUFQ_CACHE,	/* u32: LRU slots, 1..TC_LRUFQ_CACHE_MAX */
 	TCA_LRUFQ_PROB,		/* u32: admission on a miss, PROB_ONE = 1.0 */
-	TCA_LRUFQ_THRESHOLD,	/* u32: packets before a flow is high */
+	TCA_LRUFQ_THRESHOLD,	/* u32: packets, 1..TC_LRUFQ_THRESHOLD_MAX */
 	TCA_LRUFQ_KEY,		/* u32: enum tc_lrufq_key */
 	TCA_LRUFQ_PIN_RATE,	/* u64: bytes/s that pin a flow, 0 = off */
 	TCA_LRUFQ_ACT,		/* nested: actions */
