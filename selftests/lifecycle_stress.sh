@@ -13,8 +13,9 @@
 #	  (DFS_LIFECYCLE_DEVS times, 5)
 #	- a network namespace holding dfs and stfq + lrufq on its devices
 #	  deleted under a flood from outside (DFS_LIFECYCLE_NETNS times, 5)
-#	- rmmod refused while a qdisc or filter is in use, then rmmod of all
-#	  three modules after delete, and insmod again
+#	- rmmod of sch_dfs, sch_stfq and cls_lrufq refused while a qdisc or
+#	  filter is in use, done after delete, and insmod again (sch_hishape
+#	  is not used here: hishape_shape.sh removes it under traffic)
 # The kernel log (WARN, BUG, refcount, leak, kmemleak where the kernel has
 # it) is checked by vm-run.sh after the final rmmod.
 
