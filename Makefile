@@ -21,12 +21,13 @@
 # make check-debug the selftests on a KASAN/kmemleak/lockdep/UBSAN build of
 #                 the test kernel (KERNEL=6.1, the default, or 6.12),
 #                 built from Debian's source of the test image into
-#                 build/debug-kernel-<series> the first time: ~25 min
+#                 build/debug-kernel-<series> the first time (a whole
+#                 kernel build)
 # make demo       the flagship experiment (lab scenario 1, every qdisc) in
 #                 the test VM; tools/lab runs any scenario
 # make bench      per-packet cost and memory at 1 to 1M flows against the
-#                 kernel's qdiscs, in guest instructions (test VM, about
-#                 6 minutes): results/bench/table.md and pps.png;
+#                 kernel's qdiscs, in guest instructions (test VM):
+#                 results/bench/table.md and pps.png;
 #                 BENCH_SCENARIOS=profile: perf in the guest, by function
 # make bench-hishape  the HiShape paper's Figure 1 (test VM):
 #                 results/bench-hishape/table.md and pps.png;
@@ -50,10 +51,9 @@ KERNEL ?=
 KERNELS := $(shell tools/kernels.sh names)
 # "make check" runs the selftests on a second kernel of the matrix too:
 # the netlink interface and the two crash-class cases.  The others hold
-# on 6.12 as well, but on the slower machine of 2026-11-26 the 6.1
-# selftests alone took 53 minutes and tdc 14 (before the lab's and tdc's
-# speedups); "make check KERNEL=6.12" runs every test (README,
-# "Supported kernels").
+# on 6.12 as well, but every test on two kernels would take the emulated
+# VM too long for one run; "make check KERNEL=6.12" runs every test
+# (doc/kernels.md).
 CHECK_ALSO ?= 6.12
 CHECK_ALSO_TESTS ?= dfs_params.sh dfs_requeue.sh stfq_child_drops.sh
 
@@ -194,9 +194,9 @@ PLOT_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 # BENCH_CLOCK=icount (the default): QEMU's -icount shift=0, the guest's
 # clock advances a nanosecond per guest instruction, so a run's packets per
 # "second" count instructions and the host's load (steal, other jobs) does
-# not enter them: rounds agree to 0.1% where wall time spread 25-140% on a
-# shared host.  icount needs one vCPU (QEMU's single-threaded TCG).
-# BENCH_CLOCK=wall: the host's time, two vCPUs, as before 2026-11-28.
+# not enter them: rounds agree where wall time on a shared host does not.
+# icount needs one vCPU (QEMU's single-threaded TCG).
+# BENCH_CLOCK=wall: the host's time, two vCPUs.
 # Under TCG the guest finds its vCPUs' TSCs unsynchronised and reads time
 # from the HPET, an emulated device: every ktime_get() of a qdisc would
 # cost an exit to the emulator, which a router reading its TSC never pays.

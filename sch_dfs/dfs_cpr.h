@@ -67,8 +67,8 @@
  * attackers in step are a surge without any one of them.  Held packets
  * count: once most attackers are held, what the rest send beside TCP is
  * seldom a surge of its own, and counted as admitted only, the rest went
- * free and the attack came back (the lab, 2026-11-26: 379 kbit/s of it
- * through, against none with held packets counted).  A flow's bytes in
+ * free and the attack came back, where with held packets counted none of
+ * it got through (the lab's low-rate attack).  A flow's bytes in
  * the period are taken as its packets in it times the length of its
  * latest, O(1) and no more state; the packets stop at
  * DFS_CPR_PENDING_MAX, so where a period holds more of them at the
@@ -132,7 +132,7 @@
 /* A held flow goes free when its CPR is this much under tau: a burst's
  * first and last periods are seldom surges, so a held attacker's CPR
  * sits a little over tau_max, and with no margin it came and went with
- * each burst (the lab, 2026-11-26).
+ * each burst.
  */
 #define DFS_CPR_RELEASE_MARGIN	(TC_DFS_ONE / 10)
 /* A held flow that sent no more than this over a hold of

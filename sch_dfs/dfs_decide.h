@@ -7,9 +7,9 @@
  * fractions of TC_DFS_ONE, times are nanoseconds, rates bytes per second.
  *
  * What runs for every packet is here, static inline, as the kernel's
- * codel_impl.h is: out of line, its dozen calls a packet were a tenth of
- * what DFS adds to a packet's path (make bench's profile).  The qdisc and
- * the userspace tests and fuzzers compile the same code; dfs_decide.c
+ * codel_impl.h is: out of line, its dozen calls a packet were a sizeable
+ * part of what DFS adds to a packet's path (doc/benchmark.md).  The qdisc
+ * and the userspace tests and fuzzers compile the same code; dfs_decide.c
  * keeps what runs once.
  */
 #ifndef _DFS_DECIDE_H
@@ -195,11 +195,10 @@ static inline void dfs_meter_idle(struct dfs_meter *m, u64 now)
  * over the largest solves it, and the meter would stay at the link's
  * whole rate after an idle spell).  Scenario 2 of the lab, once its
  * attackers are cut: 5 UDP flows at 0.625 Mbit/s of 10 and 5 TCP flows
- * taking the rest, 1.375 Mbit/s on average and up to 1.83 for the
- * shortest RTT in one FIFO.  Counted whole (and before 2026-11-28 from
- * half the fair rate on) the UDP flows made the fair rate link / 10, and
- * that TCP flow was over the 1.5 margin now and then (lab_classify.sh);
- * one step makes it 1.18 Mbit/s, two 1.31.
+ * taking the rest, 1.375 Mbit/s on average and more for the shortest RTT
+ * in one FIFO.  Counted whole, the UDP flows made the fair rate link / 10,
+ * and that TCP flow was over the 1.5 margin now and then
+ * (lab_classify.sh); with two steps it stays under.
  *
  * In one queue (sched fifo), a flow that loses packets wants more than it
  * gets and counts whole, however little it sends: TCP squeezed by a flood
@@ -208,9 +207,8 @@ static inline void dfs_meter_idle(struct dfs_meter *m, u64 now)
  * every backlogged flow gets its share, and a loss says only that the
  * flow sent more than that: counted whole, TCP hosts backing off after an
  * attack's burst (one packet an RTO) lowered the fair rate of the one
- * that took the link they left idle, up to 4 Mbit/s of 10 among 8, until
- * Algorithm 3 marked it (the lab's scenario 6, 2026-11-27).  A flow not
- * measured yet counts whole.
+ * that took the link they left idle, until Algorithm 3 marked it (the
+ * lab's scenario 6).  A flow not measured yet counts whole.
  */
 static inline u32 dfs_flow_weight(const struct dfs_meter *m,
 				  const struct dfs_flow *f, u64 fair_rate)
@@ -447,10 +445,10 @@ static inline u64 dfs_pm_step(u32 delta, u64 num, u64 den)
  *    from 1.5 times the fair rate: in one FIFO, TCP's bias for short RTTs
  *    and the share that flows under their fair rate leave unused give
  *    responsive flows that much more than b / n's fair rate (the lab's
- *    scenario 2: TCP at 1.65 times it).  Under it p_m falls by delta_d
- *    times fair / br, at least 2/3 delta_d, so a flow at or under its
- *    fair rate is unmarked within (max_th - trend_th) / delta_d intervals
- *    (2.2 s with the defaults), the sooner the less it sends.
+ *    scenario 2).  Under it p_m falls by delta_d times fair / br, at
+ *    least 2/3 delta_d, so a flow at or under its fair rate is unmarked
+ *    within (max_th - trend_th) / delta_d intervals (2.2 s with the
+ *    defaults), the sooner the less it sends.
  */
 static inline enum dfs_verdict dfs_decide(const struct dfs_params *p,
 					  struct dfs_flow *f, u64 now, u32 wfs,

@@ -92,10 +92,10 @@
 /*
  * sched fq: queues of flows that emptied, kept for the next flows that get
  * a packet.  When the link keeps up, nearly every packet finds its flow
- * idle, and a slab allocation and free of its queue were some 260 of the
- * 1,770 guest instructions that sched fq added to a packet's path (make
- * bench, 1k flows under a TBF); a few dozen spares cover the flows that
- * come and go within a dequeue or two.
+ * idle, and a slab allocation and free of its queue for each would be a
+ * large share of what sched fq adds to a packet's path (doc/benchmark.md);
+ * a few dozen spares cover the flows that come and go within a dequeue or
+ * two.
  */
 #define DFS_FQ_SPARES		64
 #define DFS_QUANTUM_MIN		256
@@ -119,8 +119,8 @@ struct dfs_flow_fq {
 	struct dfs_fq	*fq;
 };
 
-/* The README's memory budget: 96 bytes a known flow in sched fifo, 128
- * in sched fq, B-tree share included.
+/* A known flow's memory budget, its share of the B-tree included: 96
+ * bytes in sched fifo, 128 in sched fq.
  */
 static_assert(sizeof(struct dfs_flow) <= 80);
 static_assert(sizeof(struct dfs_flow_fq) <= 88);
@@ -1356,7 +1356,10 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->memory_limit = DFS_DEFAULT_MEMORY;
 	q->key_mode = TC_DFS_KEY_SRCDST;
 	q->ecn = true;
-	q->sched = TC_DFS_SCHED_FQ;	/* the lab's choice: README */
+	/* A queue per flow: the FIFO's verdicts at a fraction of its queueing
+	 * delay (doc/dfs.md); sched fifo is the paper's DFS.
+	 */
+	q->sched = TC_DFS_SCHED_FQ;
 	dfs_fq_sched_init(&q->fq);
 	q->fq_params.quantum = max_t(u32, psched_mtu(qdisc_dev(sch)),
 				     DFS_QUANTUM_MIN);

@@ -22,10 +22,10 @@
 # about ten times that in skb memory (truesize): the queue's skbs must stay
 # within "memory_limit 256kb", the excess counted as drop_overmemory.  The
 # default memory_limit (32 MB) runs first, for the record.  1 Mbit/s, not
-# 10: pktgen under TCG sends ~15 kpps of 64-byte frames, 8 Mbit/s, under
-# 10 Mbit/s, so there the queue built only when pktgen bunched its packets
-# and the test passed or failed by timing; at 1 Mbit/s the flood is eight
-# times the link and the queue fills within the first 0.1 s.
+# 10: pktgen under TCG sends its 64-byte frames at less than 10 Mbit/s,
+# so there the queue built only when pktgen bunched its packets and the
+# test passed or failed by timing; at 1 Mbit/s the flood is several times
+# the link and the queue fills at once.
 #
 # Last, with more than 65536 flows known (the flood, "flows 100000"), a
 # new order or cache size is refused with a message and changes nothing:
@@ -33,11 +33,11 @@
 # deleted: its 100,000 flows are freed by a worker, not under the qdisc
 # lock, and the dfs_flow_fq slab must come back to where it started.
 #
-# It found a bug: at ~61 kpps all four TCP flows were marked malicious
-# (0%; 92% at ~38 kpps).  The spoofed packets that hit flows already in
-# the table (cap / 2^20 of them) made a few hundred flows "active" in
-# every rate_interval, n soared, the fair rate fell to tens of kbit/s.  A
-# flow now counts as active from its second packet within two epochs
+# It found a bug: with a fast enough flood all four TCP flows were marked
+# malicious.  The spoofed packets that hit flows already in the table
+# (cap / 2^20 of them) made a few hundred flows "active" in every
+# rate_interval, n soared, the fair rate fell to almost nothing.  A flow
+# now counts as active from its second packet within two epochs
 # (dfs_meter_seen()).
 #
 # DFS_EXHAUST_SECS (30) flood seconds, DFS_EXHAUST_DELAY (20000) ns
@@ -53,10 +53,10 @@ BASE_SECS=12
 WARM=3
 BYTES_PER_FLOW=160
 
-# dfs_json KEY...: the dfs qdisc's values of KEY..., on one line.  Once
-# (2026-11-27, a run by hand) the router's namespace was gone by the
-# memory_limit part and every tc failed, as in the CI run of 2026-11-26
-# that saw nothing queued: say which namespaces there are when it fails.
+# dfs_json KEY...: the dfs qdisc's values of KEY..., on one line.  The
+# router's namespace has been seen gone by the memory_limit part, every
+# tc failing as if nothing were queued: say which namespaces there are
+# when it fails.
 dfs_json()
 {
 	local j

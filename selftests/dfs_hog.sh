@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A host with many TCP connections is held to its share, not cut off
-# (issue 13): the lab's scenario 3b, one host with 16 connections beside 7
+# A host with many TCP connections is held to its share, not cut off:
+# the lab's scenario 3b, one host with 16 connections beside 7
 # hosts with one, through the 10 Mbit/s bottleneck with DFS as its child,
 # with the default key (addresses) and with "key src" (per host, where
 # every busy host is such an aggregate), each with sched fifo and sched fq

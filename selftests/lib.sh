@@ -219,10 +219,10 @@ busywait()
 
 # --- a common start for slow starters ---------------------------------------
 #
-# A Python process takes seconds to start in a loaded TCG guest: 12 s were
-# measured for a UDP sender started beside 8 TCP flows.  A flood started
+# A Python process can take many seconds to start in a loaded TCG guest,
+# a UDP sender started beside 8 TCP flows among them.  A flood started
 # "before" the flows it competes with then runs after them, and the two
-# goodputs, each over its own run, add up to more than the link (issue 17).
+# goodputs, each over its own run, add up to more than the link.
 # Such processes take "${GATE_ARGS[@]}" (tools/lablib/gate.py): they set
 # up, say they are ready, and wait; gate_open lets them all go at once.
 #
@@ -337,7 +337,7 @@ FLOW_GRACE=${FLOW_GRACE:-180}	# then wait_flows kills it (flow_watchdog)
 # (tcp_syn_retries 6).  A flood meant to last until the TCP flows end must
 # outlast it, or a late flow runs alone on the link once the flood is
 # over and a control run reads as the flood losing (dfs_flood and
-# lrufq_flood, 2026-11-28: a flow connected 140 s in, after a 120 s tail).
+# lrufq_flood have seen a flow connect after the flood's tail).
 FLOOD_CONNECT_SECS=270
 NUM_SENDERS=0
 R_OUT='r-out'
@@ -590,9 +590,9 @@ flow_end_at()
 	return 0
 }
 
-# iperf3 3.12 has no timeout on its control connection: about once in ten
-# full runs a client connected, sent nothing and waited on that socket
-# until the VM's timeout (50 minutes).  A client still running FLOW_GRACE
+# iperf3 3.12 has no timeout on its control connection: now and then a
+# client connected, sent nothing and waited on that socket until the
+# VM's timeout.  A client still running FLOW_GRACE
 # seconds (180) past the end of the longest flow is hung: wait_flows kills
 # it (SIGTERM: iperf3 still writes its JSON) and fails, and the test's
 # retry starts from new namespaces.  The grace covers flows that a flood

@@ -4,8 +4,8 @@
 # Lifecycle under full traffic (two UDP floods, IPv4 and IPv6, and TCP
 # through the router's egress r-out):
 #	- DFS_LIFECYCLE_ITERS rounds (100 in make check; the full run is
-#	  1000, about 9 minutes under TCG) of: tbf + dfs add, change of every rebuilding parameter (order,
-#	  cache, key, a lower limit that trims, flows 1), replace, delete,
+#	  1000) of: tbf + dfs add, change of every rebuilding parameter
+#	  (order, cache, key, a lower limit that trims, flows 1), replace, delete,
 #	  dfs as root, delete; then stfq + two classes + dfs grafted under
 #	  one + the lrufq filter, filter change, class weight change to the
 #	  maximum, filter delete, class delete with packets queued, delete

@@ -21,14 +21,14 @@
 #	         share of the low class (4 of ~150 flows, 2% of the link:
 #	         >= 1% asserted).  (An LRU of 256, larger than the flows,
 #	         is no cure: it holds every flood flow, but every TCP flow
-#	         too, and all pass the threshold and go high together: TCP
-#	         got 2.4% in a run.  LRU-FQ tells heavy flows apart only
-#	         with a cache smaller than the number of flows.)  The
-#	         paper's count, "window 0": with lrufq's default window,
-#	         25 packets a second, no flood flow (12.5 a second) is heavy
-#	         at all, and TCP fares the same (0.0% with pfifo, 1.3% with
-#	         dfs in a run): by rate, a flood wider than the threshold's
-#	         reach is as invisible as one wider than the cache.
+#	         too, and all pass the threshold and go high together, TCP
+#	         no better off.  LRU-FQ tells heavy flows apart only with a
+#	         cache smaller than the number of flows.)  The paper's
+#	         count, "window 0": with lrufq's default window, 25 packets
+#	         a second, no flood flow (12.5 a second) is heavy at all,
+#	         and TCP fares no better: by rate, a flood wider than the
+#	         threshold's reach is as invisible as one wider than the
+#	         cache.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pktgen_lib.sh"
@@ -141,9 +141,9 @@ thrash_case()
 	# The flows connect before the flood and the filter come, which
 	# then come together as before (an empty cache).  A handshake the
 	# flood meets in the full pfifo (half of what arrives is dropped)
-	# can take all of SYN's backoff: in three runs on 2026-11-28 none
-	# of the four flows got going within the 14 s, and the share read
-	# 0 for that, not for the share an established flow gets.
+	# can take all of SYN's backoff: then none of the four flows may get
+	# going within the 14 s, and the share reads 0 for that, not for
+	# the share an established flow gets.
 	a=$(rx_bytes)
 	busywait $((CONNECT_SECS * 1000)) tcp_all_sending "$a"
 	check_err $? "the TCP flows did not all start in ${CONNECT_SECS}s"

@@ -5,12 +5,11 @@
 # at the full link rate, through a 10 Mbit/s bottleneck.  With pfifo the
 # floods take the link: TCP gets under a quarter of it, where an even split
 # of the 10 flows would give it 80%.  That is the control, proof that the
-# attack works; TCP's share there varies with how tail drop meets its
-# bursts (0.075 to 0.159 measured), so the bound leaves room below the 40%
-# LRU-FQ must reach.  With stfq and the lrufq filter the cache finds the
-# two floods and sends them to the high class: with high:low weights 1:1
-# the TCP flows together get at least 40% of the link, with 1:3 at least
-# 60%.
+# attack works; TCP's share there varies widely with how tail drop meets
+# its bursts, so the bound leaves room below the 40% LRU-FQ must reach.
+# With stfq and the lrufq filter the cache finds the two floods and sends
+# them to the high class: with high:low weights 1:1 the TCP flows
+# together get at least 40% of the link, with 1:3 at least 60%.
 
 source "$(dirname "$0")/lrufq_scenario.sh"
 

@@ -6,10 +6,10 @@
 # stfq and the lrufq filter (weights 1:1): the scheme costs TCP no more
 # than 5% of the throughput (the shaper's byte counter, sampled over
 # netlink while every flow ran; the receivers' goodput is logged too).
-# The flows run 20 s: iperf3 starts them up to 3 s apart in the guest, so
-# the window all 8 share is what is left of SECS less that stagger, the
-# warm-up and the last second; at 10 s it was 3 to 4 s, and two runs of
-# the same qdisc differed by 3% (pfifo 9.1 and 9.4 Mbit/s on 6.12).
+# The flows run 20 s: iperf3 starts them some seconds apart in the guest,
+# so the window all 8 share is what is left of SECS less that stagger,
+# the warm-up and the last second; at 10 s it was too short for two runs
+# of the same qdisc to agree within the bound.
 # Then the filter's own interface under traffic: statistics, the cached
 # flows (tc -s -d), JSON, change (with pin) and delete while packets flow.
 

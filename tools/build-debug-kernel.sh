@@ -74,7 +74,7 @@ if [ ! -f "$STAMP" ] || [ "$FRAG" -nt "$STAMP" ] || [ ! -f "$DIR/arch/x86/boot/b
 		fi
 	done < "$FRAG"
 	[ $bad = 0 ] || die "the fragment did not apply: fix ${FRAG#$REPO/}"
-	log "building with -j$JOBS at nice 19 (25 minutes on 2 busy cores)"
+	log "building with -j$JOBS at nice 19 (a whole kernel: a long build)"
 	start=$(date +%s)
 	kmake
 	log "built in $(( $(date +%s) - start ))s"

@@ -67,7 +67,7 @@ export MPLCONFIGDIR=$REPO/build/mplconfig
 # jump label in netif_rx_internal() and the receive path with an int3
 # while other CPUs run through them.  Under TCG a vCPU can still meet that
 # int3 once the patch is done ("Oops: int3" at netif_rx_internal, no frame
-# of ours: 7.2 on 2026-11-25, 6.12 on 2026-11-28, README).  One socket
+# of ours; seen on 6.12 and 7.2: doc/kernels.md).  One socket
 # holding SO_TIMESTAMP (29 on x86, which Python's socket module does not
 # name) for the whole run keeps the key on, so the pings only count up
 # and down and nothing is patched under traffic.

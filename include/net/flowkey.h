@@ -54,8 +54,8 @@ static_assert(sizeof(struct flowkey) == 40);
  * with probability 2^-32 whoever chose them.  Over 64-bit words it is
  * not: keys that differ in the top bits of two words (an IPv6 source's
  * bytes 7 and 15) differ in their sum only by a multiple of 2^56, and
- * 65,536 of them share 256 values.  Ten multiplies (four for IPv4),
- * against jhash2()'s ninety-odd instructions over the same words.
+ * 65,536 of them share 256 values.  Ten multiplies (four for IPv4), far
+ * less work than jhash2()'s mixing rounds over the same words.
  */
 #define FLOWKEY_HASH_SEEDS	11
 

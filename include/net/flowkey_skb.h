@@ -127,12 +127,12 @@ static inline void flowkey_from_skb_dissect(const struct sk_buff *skb,
 
 /*
  * The fast path: most packets are plain IPv4 or IPv6 with TCP, UDP or the
- * like right behind the IP header, and for those the dissector's walk
- * (~190 instructions per packet, 4% of DFS's path) comes down to two
- * header reads.  flowkey_from_skb_fast() takes only such a packet and
- * builds the key __skb_flow_dissect() would, to the bit: anything else,
- * and anything it is unsure of, is left to the dissector (it returns
- * false).  selftests/drivers/fkcheck compares the two on every packet of
+ * like right behind the IP header, and for those the dissector's general
+ * walk, a real part of a packet's cost, comes down to two header reads.
+ * flowkey_from_skb_fast() takes only such a packet and builds the key
+ * __skb_flow_dissect() would, to the bit: anything else, and anything it
+ * is unsure of, is left to the dissector (it returns false).
+ * selftests/drivers/fkcheck compares the two on every packet of
  * parse_frames.sh.
  *
  * The transport protocols after which the dissector stops, reading at

@@ -496,12 +496,12 @@ static void test_rate_step_per_window(void)
 }
 
 /*
- * Issue 13: the 16 TCP connections of one host, marked malicious, back
- * off: each retransmits after its RTO, which doubles (0.2, 0.4, 0.8 s...),
- * so the flow sends a burst of 16 packets, then less and less.  Measured
- * by dfs_flow_arrival() itself, its rate falls under the fair rate, and
- * the mark must lift within a few seconds.  A flood that goes on must
- * stay marked, however long.
+ * A host with many connections (key src): its 16 TCP connections,
+ * marked malicious, back off: each retransmits after its RTO, which
+ * doubles (0.2, 0.4, 0.8 s...), so the flow sends a burst of 16 packets,
+ * then less and less.  Measured by dfs_flow_arrival() itself, its rate
+ * falls under the fair rate, and the mark must lift within a few seconds.
+ * A flood that goes on must stay marked, however long.
  */
 static u64 backoff_arrivals(struct dfs_params *p, struct dfs_flow *f,
 			    u64 t, u64 until, u64 fair, bool *unmarked)

@@ -27,7 +27,7 @@
 #          flood never stops (timed_stretches)
 #   pulse  the flood's setup, the qdiscs timed in turn: each sees the flood
 #          in bursts of a run, with the other qdiscs' runs between (an
-#          on-off flood, in which DFS lets a burst's start in: README)
+#          on-off flood, in which DFS lets a burst's start in)
 #   mem    dfs kernel memory at N flows, sched fifo and fq: its memory_usage
 #          against the growth of the kernel's unreclaimable slab (the mix
 #          measures it too, as it fills DFS's tables)
@@ -62,9 +62,9 @@ fi
 # The fair mix, whose ratios are the targets, gets more rounds than the
 # flood and the sweeps: a ratio's rounds spread less the more there are.
 # Under icount (make bench) a run counts instructions, the same in every
-# round: a fifth of a second (2 x 10^8 of them, some 40k packets) and two
-# rounds say as much as longer runs, and the emulator needs several host
-# seconds for one second of guest clock.
+# round: a fifth of a second (2 x 10^8 of them) and two rounds say as
+# much as longer runs, and the emulator needs several host seconds for one
+# second of guest clock.
 if [ "${BENCH_CLOCK:-wall}" = icount ]; then
 	: "${BENCH_SECS:=0.2}" "${BENCH_RUNS:=2}"
 fi
@@ -72,9 +72,9 @@ SECS=${BENCH_SECS:-1}
 RUNS=${BENCH_RUNS:-3}
 SWEEP_RUNS=${BENCH_SWEEP_RUNS:-2}
 # The flood's runs (and the cache sweep's): five times as long.  A flood
-# packet DFS refuses costs a few hundred instructions of its own, and what
-# else the guest runs in a fifth of a second (a timer, a kworker) moved
-# that by a quarter between rounds.
+# packet DFS refuses costs little of its own, and what else the guest
+# runs in a fifth of a second (a timer, a kworker) moved that visibly
+# between rounds.
 FLOOD_SECS=${BENCH_FLOOD_SECS:-$(awk -v s="$SECS" 'BEGIN { print s * 5 }')}
 FLOWS=${BENCH_FLOWS:-1 1000 65536 1048576}
 QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr drr-flow drr-lrufq stfq-mall dfs dfs-fq stfq}
@@ -155,10 +155,10 @@ qdisc_setup() {
 		# all by matchall; drr-flow, two classes that the kernel's
 		# flow classifier picks by a hash of the addresses (one that
 		# reads each packet's flow, as lrufq must, where matchall
-		# reads nothing); stfq, the LRU-FQ pair of README (stfq,
-		# lrufq).  stfq-mall and drr-lrufq swap the two halves, so
-		# the scheduler's cost and the classifier's are measured
-		# apart.
+		# reads nothing); stfq, the LRU-FQ pair (stfq, lrufq:
+		# doc/lrufq.md).  stfq-mall and drr-lrufq swap the two
+		# halves, so the scheduler's cost and the classifier's are
+		# measured apart.
 		[ "$parent" = root ] || return 1
 		local sched=${name%%-*} cls=${name#*-}
 		[ "$cls" = "$name" ] && cls=$([ $sched = stfq ] && echo lrufq || echo mall)
@@ -185,8 +185,8 @@ qdisc_setup() {
 
 # A 2 Mbit/s shaper, NAME as its child: the flood builds a queue.  The
 # flood must be well over the link for DFS to judge it: through a 10 Mbit/s
-# one, an emulator as slow as 2026-11-27's sent 23 kpps of 64 bytes through
-# DFS, 1.2 times the link, and in 30 s DFS marked none of the four sources.
+# one, a slow emulator's pktgen sent barely more than the link, and DFS
+# could go a whole run without marking any of the four sources.
 qdisc_setup_shaped() {
 	tc qdisc add dev "$1" root handle 1: tbf rate 2mbit burst 32k \
 		latency 50ms &&
@@ -304,13 +304,13 @@ timed_runs() {
 # more, with no other traffic: the bitrate window that spans such a pause
 # reads the flow as nearly silent, the idle epochs make the whole link its
 # fair rate, p_m falls, and a flow so let go was let in at the start of
-# its next run until judged again (7000 packets queued a run on
-# 2026-11-28).  That is DFS forgiving a flow that went quiet on an idle
+# its next run until judged again, thousands of packets queued a run.
+# That is DFS forgiving a flow that went quiet on an idle
 # link, with nobody to protect (an on-off flood beside TCP stays marked:
 # dfs_evasion.sh): the "pulse" scenario, not the path of a flood DFS
 # refuses.  Runs stopped and started again (pg_run) still paused it for
 # the pktgen setup between them, and a pause long enough let the flood in
-# for a run: DFS's own work read 190 to 430 instructions by run.
+# for a run: DFS's own work then varied widely from run to run.
 timed_stretches() {
 	local scen=$1 n=$2 first=$3 nsrc=$4 ld
 	shift 4

@@ -21,7 +21,7 @@ ORDER = ["pfifo", "fq_codel", "sfb", "hhf", "fq", "cake", "drr", "drr-flow",
 LABEL = {"drr": "drr + matchall", "drr-flow": "drr + flow",
          "drr-lrufq": "drr + lrufq", "stfq-mall": "stfq + matchall",
          "stfq": "stfq + lrufq", "dfs-fq": "dfs sched fq"}
-# The memory budget per flow of each DFS sched (issue 14).
+# The memory budget per flow of each DFS sched, bytes (dfs_qdisc.c).
 MEM_BUDGET = {"dfs": 96, "dfs-fq": 128}
 
 
@@ -156,7 +156,8 @@ def sweep_table(med, scen, name, base, out):
     return keys[0][2]
 
 
-# Issue 18's targets: (name, wanted, ratio key pair or None, bound).
+# The benchmark's targets (doc/benchmark.md): (name, wanted, ratio key
+# pair or None, bound).
 def targets(med, mem, out):
     def m(scen, q, n):
         return med.get((scen, q, n, ""))

@@ -38,7 +38,7 @@ QDISCS = {
     # Sampling periods of 10 ms (eight packets at 10 Mbit/s, where 1 ms
     # holds less than one), tau kept over a TCP flow's CPR under the
     # attack (a third: its duty cycle) and in slow start, and 128 packets
-    # before a verdict: the lab's sweep (README, scenario 6).
+    # before a verdict: the lab's sweep of scenario 6 (doc/lab.md).
     "dfs-fq-cpr10": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
                      "cpr_period 10ms cpr_tau_min 0.6 cpr_min_packets 128"],
     # The paper's defaults but for the period: 10 ms holds about eight
@@ -49,9 +49,9 @@ QDISCS = {
     # the link sends in 1.5 periods (less the top flow's bytes), not when
     # something was dropped; with dfs-fq-cpr10's tau_min, and with the
     # paper's.  64 packets before a verdict: the attackers of scenario 6
-    # held within 2 s, before Algorithm 3 lists TCP hosts for their rate
-    # (128: 3.5 s, and it did); 32 listed a TCP host of 6f in its slow
-    # start (README, "Low-rate attacks").
+    # held before Algorithm 3 lists TCP hosts for their rate (with 128
+    # it did first); 32 listed a TCP host of 6f in its slow start
+    # (doc/dfs.md, low-rate attacks).
     "dfs-fq-cprs": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
                     "cpr_period 10ms cpr_tau_min 0.6 cpr_min_packets 64 "
                     "cpr_signal surges"],

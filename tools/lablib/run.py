@@ -433,7 +433,7 @@ def check_marking(scn, raw):
 
 
 def check_hog(scn, raw, kind):
-    """--check, scenario 3b (issue 13): the host with many connections is
+    """--check, scenario 3b: the host with many connections is
     held to its share, not cut off: over every whole 5 s window of the
     measured period it gets at least half the goodput of the median other
     host, and Jain's index between hosts is at least 0.9."""
@@ -477,7 +477,7 @@ def check_flood(scn, raw, kind):
 
 
 def check_shrew(scn, raw, kind, runs=None, baseline=None):
-    """--check, scenario 6 (issue 15): through KIND, TCP keeps at least 90%
+    """--check, scenario 6: through KIND, TCP keeps at least 90%
     of its goodput without the attack (BASELINE: summary.json of 6n run
     with the same qdisc), at least 3 in 4 attackers are listed while the
     attack runs, no other flow ever is, for its CPR or for its rate; and

@@ -146,7 +146,7 @@ def scenario3(short):
 
 
 def hog_scenario(name, title, hog, checks, secs=31, warmup=10):
-    """Issue 13's setting: HOG (host 1) beside 7 hosts with one TCP
+    """A many-connection host: HOG (host 1) beside 7 hosts with one TCP
     connection each, 5 ms access links, SECS long, measured from WARMUP
     (by default from 10 s over four whole 5 s windows)."""
     flows = [hog] + [Flow(h, "tcp", TCP) for h in range(2, 9)]
@@ -214,7 +214,7 @@ SHREW_QDISCS = ["pfifo", "red", "sfb", "fq_codel", "cake", "dfs-fq",
 
 
 def shrew(name, title, rate, short, checks="", pulse=(0.3, 0.1)):
-    """Issue 15's low-rate attack: 16 hosts each send RATE in bursts of
+    """The low-rate (shrew) attack: 16 hosts each send RATE in bursts of
     PULSE's width every PULSE's period, all in step (scenario 6: at 1.25
     Mbit/s, 100 ms every 300 ms, twice the link together while a burst
     lasts, two thirds of it on average), beside 8 TCP hosts with access

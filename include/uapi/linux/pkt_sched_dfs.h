@@ -99,7 +99,7 @@ struct tc_dfs_qd_stats {
 	__u32	cache_flows;
 	__u32	malicious;	/* flows marked malicious */
 	__u32	trending;	/* flows whose bitrate is tracked */
-	__u32	active_flows;	/* n of Eq. (1), see README */
+	__u32	active_flows;	/* n of Eq. (1), weighed by rate */
 	__u32	btree_height;
 	__u32	wfs;		/* EWMA of wfs, bytes */
 	__u64	fair_rate;	/* fair bitrate, bytes/s */
