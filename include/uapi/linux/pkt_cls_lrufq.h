@@ -62,7 +62,12 @@ struct tc_lrufq_stats {
 	__u32	pinned;		/* of which pinned */
 };
 
-#define TC_LRUFQ_FLOW_HIGH	0x1	/* count or last above the threshold */
+/* The verdict at the flow's last packet: more packets than the threshold
+ * in the window up to it (this window's count, plus the last window's
+ * pro rata of the part of it still within a window of that packet), or
+ * since admission with a window of 0.
+ */
+#define TC_LRUFQ_FLOW_HIGH	0x1
 #define TC_LRUFQ_FLOW_PINNED	0x2
 
 struct tc_lrufq_flow {
