@@ -44,9 +44,11 @@ struct hishape_rate {
  * (1e9 << shift) / rate still fits in 32 bits: 32 bits of precision up
  * to 2^31 * 1e9 / 2^32 B/s (4 Gbit/s); above, shift stays at its largest,
  * 31, and at 100 Gbit/s mult is about 1.7e8, 27 bits.  Rounded to
- * nearest: a byte's cost is off by 2^-31 of itself at most (3.7e-9 at
- * 100 Gbit/s), and a whole number of bytes per second up to 11 Gbit/s
- * reads back exactly.
+ * nearest, mult is within 1/2 of (1e9 << shift) / rate, so a byte's cost
+ * is off by 2^-(shift + 1) ns at most: up to 4 Gbit/s, where mult is at
+ * least 2^31, that is 2^-32 of the cost; above, 2^-32 ns, which is
+ * rate / (2^32 * 1e9 B/s) of the cost (2.9e-9 at 100 Gbit/s).  A whole
+ * number of bytes per second up to 11 Gbit/s reads back exactly.
  */
 static inline void hishape_rate_init(struct hishape_rate *r, u64 rate,
 				     u32 burst)
