@@ -32,7 +32,9 @@ enum {
 	TCA_DFS_ECN,		/* u32: 0 or 1 */
 	TCA_DFS_BANDWIDTH,	/* u64: link rate in bytes/s, 0 = measure */
 	TCA_DFS_PAD,
-	TCA_DFS_SCHED,		/* u32: enum tc_dfs_sched, set at creation */
+	TCA_DFS_SCHED,		/* u32: enum tc_dfs_sched; a change purges the
+				 * queue and forgets every flow, as KEY's does
+				 */
 	TCA_DFS_QUANTUM,	/* u32: bytes a flow sends a round (sched fq) */
 	TCA_DFS_TARGET,		/* u32: usec, CoDel target (sched fq) */
 	TCA_DFS_INTERVAL,	/* u32: usec, CoDel interval (sched fq) */
