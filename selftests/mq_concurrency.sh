@@ -207,7 +207,7 @@ sleep 0.5
 # pktgen counts from its last start, the qdiscs from their creation
 mq=$(( mq + $(offered mq0 mq0@1) ))
 got=$(qdisc_total mq0)
-log_info "$ROUNDS rounds of 6 changes, $fails failed; mq0 offered $mq in both phases, counted $got"
+log_info "$ROUNDS rounds of 7 tc commands, $fails failed; mq0 offered $mq in both phases, counted $got"
 [ "$fails" = 0 ]
 check_err $? "$fails rounds of tc changes failed"
 [ "$got" -le "$mq" ] && [ $(( mq - got )) -le $(( ROUNDS * 8 )) ]
