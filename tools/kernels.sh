@@ -274,7 +274,7 @@ list() {
 		k=$(kver "$n" 2>/dev/null) || k="(not installed)"
 		case "$n" in
 		6.1) how="Debian 12 linux-image-amd64; make check: build, selftests, tdc" ;;
-		6.12) how="bookworm-backports (Debian 13's LTS); make check: build, three selftests; make check KERNEL=6.12: every selftest, tdc" ;;
+		6.12) how="bookworm-backports (Debian 13's LTS); make check: build, four selftests; make check KERNEL=6.12: every selftest, tdc" ;;
 		*) how="Debian sid's image, tree from linux-source-$n; make check: build; make check-kernels: selftests, tdc" ;;
 		esac
 		printf '%-7s %-24s %s\n' "$n" "$k" "$how"
