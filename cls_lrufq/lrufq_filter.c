@@ -43,7 +43,7 @@ struct lrufq_head {
 	struct tcf_result	high;
 	struct tcf_result	low;
 	u32			handle;
-	u32			key_mode;	/* enum tc_lrufq_key */
+	u32			key_mode;	/* enum tc_flowkey_mode */
 	u64			hash_seed[FLOWKEY_HASH_SEEDS];
 
 	spinlock_t		lock;		/* the cache and prng */
@@ -84,7 +84,7 @@ static int lrufq_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	if (unlikely(!head))
 		return -1;
 
-	flowkey_from_skb(skb, flowkey_tc_mode(head->key_mode), &key);
+	flowkey_from_skb(skb, head->key_mode, &key);
 	hash = flowkey_hash(&key, head->hash_seed);
 
 	spin_lock(&head->lock);
@@ -188,7 +188,7 @@ static const struct nla_policy lrufq_policy[TCA_LRUFQ_MAX + 1] = {
 	[TCA_LRUFQ_PROB]	= NLA_POLICY_FULL_RANGE(NLA_U32, &lrufq_u32_min1),
 	[TCA_LRUFQ_THRESHOLD]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&lrufq_threshold_range),
-	[TCA_LRUFQ_KEY]		= NLA_POLICY_MAX(NLA_U32, TC_LRUFQ_KEY_MAX),
+	[TCA_LRUFQ_KEY]		= NLA_POLICY_MAX(NLA_U32, TC_FLOWKEY_MAX),
 	[TCA_LRUFQ_PIN_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64,
 							&lrufq_pin_range),
 	[TCA_LRUFQ_WINDOW]	= NLA_POLICY_FULL_RANGE(NLA_U32,
@@ -284,7 +284,7 @@ static int lrufq_change(struct net *net, struct sk_buff *in_skb,
 	new->handle = old ? old->handle : (handle ? handle : 1);
 	new->key_mode = lrufq_get_u32(tb, TCA_LRUFQ_KEY,
 				      old ? old->key_mode :
-				      TC_LRUFQ_KEY_SRCDST);
+				      TC_FLOWKEY_SRCDST);
 	flowkey_hash_init(new->hash_seed);
 	prandom_seed_state(&new->prng, get_random_u64());
 	new->high.classid = lrufq_get_u32(tb, TCA_LRUFQ_HIGH,

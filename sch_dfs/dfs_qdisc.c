@@ -141,7 +141,7 @@ struct dfs_stats {
 struct dfs_sched_data {
 	struct dfs_params	params;
 	u32			flows_max;
-	u32			key_mode;	/* enum tc_dfs_key */
+	u32			key_mode;	/* enum tc_flowkey_mode */
 	/* limit counts qdisc_pkt_len(); a flood of small packets pins far
 	 * more memory than that, so the skbs' truesize is capped too.
 	 */
@@ -214,7 +214,7 @@ static struct dfs_skb_cb *dfs_skb_cb(const struct sk_buff *skb)
 static void dfs_classify(const struct dfs_sched_data *q,
 			 const struct sk_buff *skb, struct flowkey *key)
 {
-	flowkey_from_skb(skb, flowkey_tc_mode(q->key_mode), key);
+	flowkey_from_skb(skb, q->key_mode, key);
 }
 
 static void dfs_count_flags(struct dfs_sched_data *q, u32 flags, int sign)
@@ -975,7 +975,7 @@ static const struct nla_policy dfs_policy[TCA_DFS_MAX + 1] = {
 	[TCA_DFS_FLOWS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_flows_range),
 	[TCA_DFS_ORDER]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_order_range),
 	[TCA_DFS_CACHE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_cache_range),
-	[TCA_DFS_KEY]		= NLA_POLICY_MAX(NLA_U32, TC_DFS_KEY_MAX),
+	[TCA_DFS_KEY]		= NLA_POLICY_MAX(NLA_U32, TC_FLOWKEY_MAX),
 	[TCA_DFS_MAX_TH]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_step_range),
 	[TCA_DFS_MIN_TH]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_fraction_range),
 	[TCA_DFS_DELTA_I]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dfs_step_range),
@@ -1354,7 +1354,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->prune_ms = DFS_DEFAULT_PRUNE_MS;
 	q->flows_max = DFS_DEFAULT_FLOWS;
 	q->memory_limit = DFS_DEFAULT_MEMORY;
-	q->key_mode = TC_DFS_KEY_SRCDST;
+	q->key_mode = TC_FLOWKEY_SRCDST;
 	q->ecn = true;
 	/* A queue per flow: the FIFO's verdicts at a fraction of its queueing
 	 * delay (doc/dfs.md); sched fifo is the paper's DFS.

@@ -8,7 +8,8 @@
 # cover letter ("[PATCH net-next 0/5]"):
 #
 #   1    net: the flow key (include/net/flowkey.h, flowkey_skb.h) that
-#        sch_dfs and cls_lrufq share
+#        sch_dfs and cls_lrufq share, and its key modes (enum
+#        tc_flowkey_mode) in pkt_sched.h
 #   2-5  net/sched: sch_dfs, sch_stfq, cls_lrufq, sch_hishape, each with
 #        its sources, its Kconfig entry (<module>/Kconfig) in
 #        net/sched/Kconfig, the lines of its Kbuild in net/sched/Makefile
@@ -30,7 +31,10 @@
 # attributes are in pkt_sched.h and every classifier's in pkt_cls.h, so
 # each of our headers (written so that its block moves there unchanged)
 # is appended to the one of its kind, and the sources' #include of it
-# becomes one of that.
+# becomes one of that.  The key modes (pkt_flowkey.h), which a qdisc and
+# a classifier both take, go to pkt_sched.h: pkt_cls.h includes it, so
+# both see the one enum without the qdisc including the classifiers'
+# header, and cake's flow modes are there too.
 #
 # Left out, as only the out-of-tree build has them: compat/ (the compat
 # header and its probes: the sources are written against the newest API),
@@ -111,7 +115,7 @@ g() { git -C "$tree" -c core.autocrlf=false -c commit.gpgsign=false "$@"; }
 mapfile -t UAPI < <(cd "$ROOT/include/uapi/linux" && ls -- *.h)
 uapi_target() {
 	case $1 in
-	pkt_sched_*) echo pkt_sched.h ;;
+	pkt_sched_*|pkt_flowkey.h) echo pkt_sched.h ;;
 	pkt_cls_*) echo pkt_cls.h ;;
 	*) echo "$1" ;;
 	esac
@@ -299,11 +303,24 @@ add_makefile() {
 	mv "$work/Makefile" "$mf"
 }
 
-# add_module MOD: its sources to net/sched/, the uapi headers they include
-# (the first module that does), its Kconfig entry and Makefile lines.
+# add_uapi_of FILE...: the uapi headers of this tree that FILE... include,
+# unless an earlier patch added them.
 declare -A uapi_added=()
+add_uapi_of() {
+	local h
+
+	for h in $(sed -n 's|^#include <linux/\([a-z0-9_]*\.h\)>.*|\1|p' "$@" | sort -u); do
+		[ -f "$ROOT/include/uapi/linux/$h" ] || continue	# the kernel's own
+		[ -z "${uapi_added[$h]:-}" ] || continue
+		uapi_added[$h]=1
+		add_uapi "$h"
+	done
+}
+
+# add_module MOD: its sources to net/sched/, the uapi headers they include
+# (the first patch that does), its Kconfig entry and Makefile lines.
 add_module() {
-	local mod=$1 f base h srcs=()
+	local mod=$1 f base srcs=()
 
 	[ -f "$ROOT/$mod/Kbuild" ] || die "$mod: no Kbuild"
 	[ -f "$ROOT/$mod/Kconfig" ] || die "$mod: no Kconfig"
@@ -320,12 +337,7 @@ add_module() {
 		srcs+=("$ROOT/$f")
 	done < <(source_files "$ROOT" "$mod")
 	[ ${#srcs[@]} -gt 0 ] || die "$mod: no sources"
-	for h in $(sed -n 's|^#include <linux/\([a-z0-9_]*\.h\)>.*|\1|p' "${srcs[@]}" | sort -u); do
-		[ -f "$ROOT/include/uapi/linux/$h" ] || continue	# the kernel's own
-		[ -z "${uapi_added[$h]:-}" ] || continue
-		uapi_added[$h]=1
-		add_uapi "$h"
-	done
+	add_uapi_of "${srcs[@]}"
 	add_kconfig "$mod"
 	add_makefile "$mod"
 }
@@ -333,7 +345,7 @@ add_module() {
 # --- the series -------------------------------------------------------------------
 
 make_series() {
-	local name msg date f n=0 base
+	local name msg date f n=0 base srcs
 
 	mkdir -p "$tree"
 	(cd "$KSRC" && find net/sched include/net include/uapi/linux -type f \
@@ -349,11 +361,15 @@ make_series() {
 		msg=$MSGS/$name.msg
 		[ -f "$msg" ] || die "no upstream/$name.msg"
 		if [ "$name" = flowkey ]; then
+			srcs=()
 			while IFS= read -r -d '' f; do
 				[ -f "$ROOT/$f" ] || continue
 				[ ! -e "$tree/$f" ] || die "$f is in Linux $KVER already"
 				intree_source "$ROOT/$f" >"$tree/$f"
+				srcs+=("$ROOT/$f")
 			done < <(source_files "$ROOT" include/net)
+			# the key modes, which the modules' attributes take
+			add_uapi_of "${srcs[@]}"
 		else
 			add_module "$name"
 		fi
@@ -365,12 +381,12 @@ make_series() {
 		n=$((n + 1))
 	done
 	for f in "${UAPI[@]}"; do
-		[ -n "${uapi_added[$f]:-}" ] || die "include/uapi/linux/$f: no module of the series includes it"
+		[ -n "${uapi_added[$f]:-}" ] || die "include/uapi/linux/$f: no patch of the series includes it"
 	done
 
 	# Nothing of the out-of-tree build, nor of where the uapi was.
 	if g diff "$base" HEAD | grep '^+' |
-	   grep -n -E 'compat|COMPAT_|SCH_DFS_VERSION|KBUILD_EXTMOD|core_env|in-tree|out-of-tree|pkt_(sched|cls)_[a-z]+\.h' >&2; then
+	   grep -n -E 'compat|COMPAT_|SCH_DFS_VERSION|KBUILD_EXTMOD|core_env|in-tree|out-of-tree|pkt_(sched|cls)_[a-z]+\.h|pkt_flowkey\.h' >&2; then
 		die "the series carries what only the out-of-tree build has (above)"
 	fi
 

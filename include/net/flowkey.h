@@ -3,7 +3,9 @@
  * The flow key shared by sch_dfs and cls_lrufq: what makes a flow, as
  * exact bytes.  Addresses are kept as 16 bytes (IPv4 in the first four),
  * so IPv4 and IPv6 share one key type; the fields a key mode does not use
- * stay zero.  The union lets comparisons and hashing run on machine words.
+ * stay zero.  The key modes are the uapi's enum tc_flowkey_mode, which the
+ * modules' key attributes take: a mode from netlink is used as it is.
+ * The union lets comparisons and hashing run on machine words.
  *
  * No sk_buff here: the algorithm cores (the B-tree, the LRU) and their
  * userspace tests use this header; the dissector that fills a key from a
@@ -13,19 +15,10 @@
 #define _NET_FLOWKEY_H
 
 #include <linux/build_bug.h>
+#include <linux/pkt_flowkey.h>
 #include <linux/random.h>
 #include <linux/socket.h>
 #include <linux/types.h>
-
-/*
- * The key modes.  tc's (enum tc_dfs_key, enum tc_lrufq_key, numbered
- * alike) map onto these through one table, flowkey_tc_mode() in
- * flowkey_skb.h.
- */
-#define FLOWKEY_SRCDST	0	/* source and destination address */
-#define FLOWKEY_SRC	1	/* source address: a flow per host */
-#define FLOWKEY_DST	2	/* destination address */
-#define FLOWKEY_5TUPLE	3	/* addresses, protocol and ports */
 
 struct flowkey {
 	union {

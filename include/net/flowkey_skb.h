@@ -13,8 +13,6 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/socket.h>
-#include <linux/pkt_cls_lrufq.h>
-#include <linux/pkt_sched_dfs.h>
 #include <net/flow_dissector.h>
 #include <net/flowkey.h>
 #include <net/ip.h>
@@ -77,18 +75,18 @@ static struct flow_dissector flowkey_dissector_5tuple __read_mostly = {
 	},
 };
 
-/* The key of @skb under @mode (FLOWKEY_*) from the dissector: every
- * packet, whatever it carries; non-IP packets all share the zero key.
+/* The key of @skb under @mode (enum tc_flowkey_mode) from the dissector:
+ * every packet, whatever it carries; non-IP packets all share the zero key.
  */
 static inline void flowkey_from_skb_dissect(const struct sk_buff *skb,
 					    u32 mode, struct flowkey *key)
 {
-	bool src = mode != FLOWKEY_DST, dst = mode != FLOWKEY_SRC;
+	bool src = mode != TC_FLOWKEY_DST, dst = mode != TC_FLOWKEY_SRC;
 	struct flowkey_dissected d;
 
 	memset(key, 0, sizeof(*key));
 	memset(&d, 0, sizeof(d));
-	if (!__skb_flow_dissect(NULL, skb, mode == FLOWKEY_5TUPLE ?
+	if (!__skb_flow_dissect(NULL, skb, mode == TC_FLOWKEY_5TUPLE ?
 				&flowkey_dissector_5tuple :
 				&flowkey_dissector_addrs,
 				&d, NULL, 0, 0, 0, 0))
@@ -113,7 +111,7 @@ static inline void flowkey_from_skb_dissect(const struct sk_buff *skb,
 		return;
 	}
 
-	if (mode == FLOWKEY_5TUPLE) {
+	if (mode == TC_FLOWKEY_5TUPLE) {
 		key->proto = d.basic.ip_proto;
 		/* Later fragments carry no ports: keep every fragment of a
 		 * datagram in one flow by ignoring ports on all of them.
@@ -203,7 +201,7 @@ static inline void flowkey_ports(const struct sk_buff *skb, int thoff,
 static inline bool flowkey_from_skb_fast(const struct sk_buff *skb, u32 mode,
 					 struct flowkey *key)
 {
-	bool src = mode != FLOWKEY_DST, dst = mode != FLOWKEY_SRC;
+	bool src = mode != TC_FLOWKEY_DST, dst = mode != TC_FLOWKEY_SRC;
 	int nhoff = skb_network_offset(skb), thoff;
 	bool frag = false;
 	u8 ip_proto;
@@ -272,7 +270,7 @@ static inline bool flowkey_from_skb_fast(const struct sk_buff *skb, u32 mode,
 		return false;
 	}
 
-	if (mode == FLOWKEY_5TUPLE) {
+	if (mode == TC_FLOWKEY_5TUPLE) {
 		key->proto = ip_proto;
 		/* Later fragments carry no ports: keep every fragment of a
 		 * datagram in one flow by ignoring ports on all of them.
@@ -283,32 +281,8 @@ static inline bool flowkey_from_skb_fast(const struct sk_buff *skb, u32 mode,
 	return true;
 }
 
-/*
- * tc's key mode (enum tc_dfs_key, enum tc_lrufq_key: the two are numbered
- * alike) in net/flowkey.h's terms: one table, so that a key mode of tc
- * is the same flow to both modules.  @tc_key is within the uapi's range:
- * the netlink policy's maximum.
- */
-static inline u32 flowkey_tc_mode(u32 tc_key)
-{
-	static const u8 modes[] = {
-		[TC_DFS_KEY_SRCDST]	= FLOWKEY_SRCDST,
-		[TC_DFS_KEY_SRC]	= FLOWKEY_SRC,
-		[TC_DFS_KEY_DST]	= FLOWKEY_DST,
-		[TC_DFS_KEY_5TUPLE]	= FLOWKEY_5TUPLE,
-	};
-
-	static_assert(ARRAY_SIZE(modes) == TC_DFS_KEY_MAX + 1);
-	static_assert(TC_DFS_KEY_SRCDST == (int)TC_LRUFQ_KEY_SRCDST &&
-		      TC_DFS_KEY_SRC == (int)TC_LRUFQ_KEY_SRC &&
-		      TC_DFS_KEY_DST == (int)TC_LRUFQ_KEY_DST &&
-		      TC_DFS_KEY_5TUPLE == (int)TC_LRUFQ_KEY_5TUPLE &&
-		      TC_DFS_KEY_MAX == (int)TC_LRUFQ_KEY_MAX);
-	return modes[tc_key];
-}
-
-/* The key of @skb under @mode (FLOWKEY_*); non-IP packets all share the
- * zero key.
+/* The key of @skb under @mode (enum tc_flowkey_mode); non-IP packets all
+ * share the zero key.
  */
 static inline void flowkey_from_skb(const struct sk_buff *skb, u32 mode,
 				    struct flowkey *key)

@@ -15,15 +15,16 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <linux/pkt_cls_lrufq.h>
+#include <linux/pkt_flowkey.h>
 
 #include "utils.h"
 #include "tc_util.h"
 
 static const char * const lrufq_keys[] = {
-	[TC_LRUFQ_KEY_SRCDST]	= "srcdst",
-	[TC_LRUFQ_KEY_SRC]	= "src",
-	[TC_LRUFQ_KEY_DST]	= "dst",
-	[TC_LRUFQ_KEY_5TUPLE]	= "5tuple",
+	[TC_FLOWKEY_SRCDST]	= "srcdst",
+	[TC_FLOWKEY_SRC]	= "src",
+	[TC_FLOWKEY_DST]	= "dst",
+	[TC_FLOWKEY_5TUPLE]	= "5tuple",
 };
 
 static void explain(void)

@@ -19,16 +19,17 @@
 #include <arpa/inet.h>
 #include <string.h>
 #include <stddef.h>
+#include <linux/pkt_flowkey.h>
 #include <linux/pkt_sched_dfs.h>
 
 #include "utils.h"
 #include "tc_util.h"
 
 static const char * const dfs_keys[] = {
-	[TC_DFS_KEY_SRCDST]	= "srcdst",
-	[TC_DFS_KEY_SRC]	= "src",
-	[TC_DFS_KEY_DST]	= "dst",
-	[TC_DFS_KEY_5TUPLE]	= "5tuple",
+	[TC_FLOWKEY_SRCDST]	= "srcdst",
+	[TC_FLOWKEY_SRC]	= "src",
+	[TC_FLOWKEY_DST]	= "dst",
+	[TC_FLOWKEY_5TUPLE]	= "5tuple",
 };
 
 static const char * const dfs_scheds[] = {

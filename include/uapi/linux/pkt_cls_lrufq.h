@@ -28,7 +28,7 @@ enum {
 	TCA_LRUFQ_CACHE,	/* u32: LRU slots, 1..TC_LRUFQ_CACHE_MAX */
 	TCA_LRUFQ_PROB,		/* u32: admission on a miss, PROB_ONE = 1.0 */
 	TCA_LRUFQ_THRESHOLD,	/* u32: packets, 1..TC_LRUFQ_THRESHOLD_MAX */
-	TCA_LRUFQ_KEY,		/* u32: enum tc_lrufq_key */
+	TCA_LRUFQ_KEY,		/* u32: enum tc_flowkey_mode */
 	TCA_LRUFQ_PIN_RATE,	/* u64: bytes/s that pin a flow, 0 = off */
 	TCA_LRUFQ_ACT,		/* nested: actions */
 	TCA_LRUFQ_STATS,	/* struct tc_lrufq_stats (dump only) */
@@ -39,16 +39,6 @@ enum {
 };
 
 #define TCA_LRUFQ_MAX	(__TCA_LRUFQ_MAX - 1)
-
-enum tc_lrufq_key {
-	TC_LRUFQ_KEY_SRCDST,	/* source and destination address */
-	TC_LRUFQ_KEY_SRC,
-	TC_LRUFQ_KEY_DST,
-	TC_LRUFQ_KEY_5TUPLE,	/* addresses, protocol and ports */
-	__TC_LRUFQ_KEY_MAX
-};
-
-#define TC_LRUFQ_KEY_MAX	(__TC_LRUFQ_KEY_MAX - 1)
 
 struct tc_lrufq_stats {
 	__u64	hits;		/* packets of cached flows */

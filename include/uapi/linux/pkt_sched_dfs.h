@@ -19,7 +19,7 @@ enum {
 	TCA_DFS_FLOWS,		/* u32: most flows kept (state cap) */
 	TCA_DFS_ORDER,		/* u32: B-tree minimum degree t */
 	TCA_DFS_CACHE,		/* u32: malicious-flow cache slots */
-	TCA_DFS_KEY,		/* u32: enum tc_dfs_key */
+	TCA_DFS_KEY,		/* u32: enum tc_flowkey_mode */
 	TCA_DFS_MAX_TH,		/* u32: max_th, TC_DFS_ONE = 1.0 */
 	TCA_DFS_MIN_TH,		/* u32: min_th, TC_DFS_ONE = 1.0 */
 	TCA_DFS_DELTA_I,	/* u32: p_m increment, TC_DFS_ONE = 1.0 */
@@ -52,16 +52,6 @@ enum {
 };
 
 #define TCA_DFS_MAX	(__TCA_DFS_MAX - 1)
-
-enum tc_dfs_key {
-	TC_DFS_KEY_SRCDST,	/* source and destination address (paper) */
-	TC_DFS_KEY_SRC,
-	TC_DFS_KEY_DST,
-	TC_DFS_KEY_5TUPLE,	/* addresses, protocol and ports */
-	__TC_DFS_KEY_MAX
-};
-
-#define TC_DFS_KEY_MAX	(__TC_DFS_KEY_MAX - 1)
 
 enum tc_dfs_sched {
 	TC_DFS_SCHED_FIFO,	/* one FIFO (paper) */

@@ -36,10 +36,10 @@ module_param_named(mismatches, fkcheck_mismatches, ulong, 0444);
 MODULE_PARM_DESC(mismatches, "keys where the fast path and the dissector differ");
 
 static const char * const fkcheck_mode_names[] = {
-	[FLOWKEY_SRCDST]	= "srcdst",
-	[FLOWKEY_SRC]		= "src",
-	[FLOWKEY_DST]		= "dst",
-	[FLOWKEY_5TUPLE]	= "5tuple",
+	[TC_FLOWKEY_SRCDST]	= "srcdst",
+	[TC_FLOWKEY_SRC]	= "src",
+	[TC_FLOWKEY_DST]	= "dst",
+	[TC_FLOWKEY_5TUPLE]	= "5tuple",
 };
 
 static void fkcheck_report(const struct sk_buff *skb, u32 mode,
@@ -69,7 +69,7 @@ static void fkcheck_packet(const struct sk_buff *skb)
 	u32 mode;
 
 	fkcheck_packets++;
-	for (mode = FLOWKEY_SRCDST; mode <= FLOWKEY_5TUPLE; mode++) {
+	for (mode = TC_FLOWKEY_SRCDST; mode <= TC_FLOWKEY_MAX; mode++) {
 		flowkey_from_skb_dissect(skb, mode, &want);
 
 		/* The fast path alone, as flowkey_from_skb() calls it. */
