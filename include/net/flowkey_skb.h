@@ -8,6 +8,7 @@
 #ifndef _NET_FLOWKEY_SKB_H
 #define _NET_FLOWKEY_SKB_H
 
+#include <linux/if_vlan.h>
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
