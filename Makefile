@@ -10,7 +10,8 @@
 # make tc         patched iproute2 tc and the q_*.so plugins in build/tc
 # make upstream   the in-tree patch series for netdev, in build/upstream
 #                 (tools/upstream.sh); make check-upstream applies it to a
-#                 copy of the 7.2 tree and builds the modules there, W=1
+#                 copy of the 7.2 tree and builds it there patch by
+#                 patch, W=1
 # make check      checkpatch, unit tests and fuzzers, the build against
 #                 every kernel, the in-tree series' build (check-upstream),
 #                 tdc and the selftests in one boot of the
@@ -130,7 +131,7 @@ check-tc-patches:
 	tools/tc-patches.sh --check
 
 # The in-tree series for netdev, into build/upstream/; check-upstream
-# builds it in net/sched of a copy of the 7.2 tree (W=1).
+# builds it in net/sched of a copy of the 7.2 tree, after each patch (W=1).
 upstream:
 	tools/upstream.sh
 

@@ -52,20 +52,25 @@
 # minutes over 1.8 GB: format-patch's diffs are the same as against the
 # whole tree, and an unchanged source gives the same series, byte for byte.
 #
-# --check (make check): make the series, then apply it (git apply,
-# whitespace errors fatal) to a copy of the prepared tree, set the four
-# modules =m there (Kconfig must keep them), build them with W=1 and fail
-# on any warning, and run that tree's checkpatch.pl --strict over the
-# patches.  The build is "make M=net/sched <module>.ko ...": net/sched's
-# Makefile and the tree's configuration pick the objects, and modpost
-# checks the modules' symbols against Debian's Module.symvers, which an
-# in-tree single-module build cannot do without the vmlinux.o Debian does
-# not ship.  The copy leaves the prepared tree, which the out-of-tree
-# builds use, untouched: what no module build writes to (drivers/,
-# Documentation/, sound/: 1.3 GB of 1.8) is hard links, the rest (460 MB)
-# real copies; afterwards the check makes sure nothing wrote into the
-# links.  On 2 cores it takes about a minute.  A failed check leaves the
-# copy in build/upstream-check/ to look into; the next run replaces it.
+# --check (make check): make the series, then apply it patch by patch
+# (git apply, whitespace errors fatal) to a copy of the prepared tree, and
+# after each patch build what the series has so far with W=1, failing on
+# any warning, so that a series that does not bisect fails: patch 1 has
+# no module, so a module of one function that uses flowkey_skb.h compiles
+# its headers; each later one sets its module =m (Kconfig must keep it)
+# and builds it with those before it, again, as its uapi may touch their
+# headers.  The builds are incremental, in the one copy.  Then run that
+# tree's checkpatch.pl --strict over the patches.  A module build is
+# "make M=net/sched <module>.ko ...": net/sched's Makefile and the tree's
+# configuration pick the objects, and modpost checks the modules' symbols
+# against Debian's Module.symvers, which an in-tree single-module build
+# cannot do without the vmlinux.o Debian does not ship.  The copy leaves
+# the prepared tree, which the out-of-tree builds use, untouched: what no
+# module build writes to (drivers/, Documentation/, sound/: 1.3 GB of
+# 1.8) is hard links, the rest (460 MB) real copies; afterwards the check
+# makes sure nothing wrote into the links.  On 2 cores it takes a minute
+# or two.  A failed check leaves the copy in build/upstream-check/ to look
+# into; the next run replaces it.
 #
 # Environment: UPSTREAM_KERNEL (default mainline), JOBS (default: the CPUs).
 
@@ -406,8 +411,38 @@ make_series() {
 
 # --- --check ------------------------------------------------------------------------
 
+# check_headers KTREE KREL: patch 1 has no module to build; compile its
+# headers in KTREE, in a module of one function that uses all of
+# flowkey_skb.h and includes it before anything else, so that they build
+# as they stand, before any module of the series includes them.
+check_headers() {
+	local k=$1 krel=$2 d=$CHECK/flowkey-check
+
+	mkdir -p "$d"
+	echo 'obj-m += flowkey_check.o' >"$d/Kbuild"
+	cat >"$d/flowkey_check.c" <<'EOF'
+// SPDX-License-Identifier: GPL-2.0
+#include <net/flowkey_skb.h>	/* first: it must include what it needs */
+#include <linux/module.h>
+
+u32 flowkey_check(const struct sk_buff *skb, u32 mode, const u64 *seed);
+u32 flowkey_check(const struct sk_buff *skb, u32 mode, const u64 *seed)
+{
+	struct flowkey a, b;
+
+	flowkey_from_skb(skb, mode, &a);
+	flowkey_from_skb(skb, TC_FLOWKEY_MAX, &b);
+	return flowkey_eq(&a, &b) ? flowkey_hash(&a, seed) : 0;
+}
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("A compile test of net/flowkey_skb.h");
+EOF
+	make -C "$k" -j"$JOBS" W=1 KERNELRELEASE="$krel" M="$d" modules
+}
+
 check_series() {
-	local k e name sym krel logf syms=() kos=() shared=() patches=()
+	local k e i n name sym krel logf syms=() kos=() shared=() patches=()
 
 	rm -rf "$CHECK"
 	mkdir -p "$CHECK"
@@ -428,38 +463,42 @@ check_series() {
 	for e in "$OUT"/*.patch; do
 		case ${e##*/} in 0000-cover-letter.patch) ;; *) patches+=("$e") ;; esac
 	done
-	for e in "${patches[@]}"; do
+	[ ${#patches[@]} -eq ${#PATCHES[@]} ] ||
+		die "build/upstream/ has ${#patches[@]} patches, the series ${#PATCHES[@]}"
+	krel=$(cat "$k/include/config/kernel.release")
+
+	# Patch by patch, in the same tree (kbuild rebuilds what a patch
+	# changes): every patch must build with those before it, and with W=1
+	# not warn, so that the series bisects.
+	for i in "${!PATCHES[@]}"; do
+		name=${PATCHES[$i]} e=${patches[$i]} n=$((i + 1))
 		(cd "$k" && GIT_CEILING_DIRECTORIES=$CHECK git apply --whitespace=error-all "$e") ||
 			die "${e##*/} does not apply to Linux $KVER"
+		if [ -f "$ROOT/$name/Kbuild" ]; then
+			sym=$(kconfig_symbol "$name")
+			syms+=("$sym")
+			kos+=("$(sed -n 's/^obj-.*+=[[:space:]]*\([a-z0-9_]*\)\.o$/\1.ko/p' "$ROOT/$name/Kbuild" | head -n 1)")
+			# a symbol is kept only once its Kconfig entry is there
+			"$k/scripts/config" --file "$k/.config" --module "$sym"
+			make -C "$k" -s olddefconfig >"$CHECK/config.log" 2>&1 ||
+				{ cat "$CHECK/config.log" >&2; die "make olddefconfig failed after ${e##*/}"; }
+			grep -qx "CONFIG_$sym=m" "$k/.config" || die "Kconfig did not keep CONFIG_$sym=m"
+			make -C "$k" -s syncconfig >>"$CHECK/config.log" 2>&1 ||
+				{ cat "$CHECK/config.log" >&2; die "make syncconfig failed after ${e##*/}"; }
+		fi
+		logf=$CHECK/build-$n.log
+		if [ ${#kos[@]} -eq 0 ]; then
+			log "patch $n ($name): compiling its headers in $krel (W=1)"
+			check_headers "$k" "$krel" >"$logf" 2>&1 || { cat "$logf" >&2; die "${e##*/}: its headers do not build"; }
+		else
+			log "patch $n ($name): building ${kos[*]} in net/sched of $krel (W=1)"
+			make -C "$k" -j"$JOBS" W=1 KERNELRELEASE="$krel" M="$k/net/sched" "${kos[@]}" \
+				>"$logf" 2>&1 || { cat "$logf" >&2; die "${e##*/}: the build in net/sched of Linux $KVER failed"; }
+		fi
+		if grep -i warning "$logf" >&2; then
+			die "${e##*/}: warnings building in Linux $KVER (W=1)"
+		fi
 	done
-
-	for name in "${PATCHES[@]}"; do
-		[ -f "$ROOT/$name/Kbuild" ] || continue
-		syms+=("$(kconfig_symbol "$name")")
-		kos+=("$(sed -n 's/^obj-.*+=[[:space:]]*\([a-z0-9_]*\)\.o$/\1.ko/p' "$ROOT/$name/Kbuild" | head -n 1)")
-	done
-	for sym in "${syms[@]}"; do
-		"$k/scripts/config" --file "$k/.config" --module "$sym"
-	done
-	make -C "$k" -s olddefconfig >"$CHECK/config.log" 2>&1 ||
-		{ cat "$CHECK/config.log" >&2; die "make olddefconfig failed"; }
-	for sym in "${syms[@]}"; do
-		grep -qx "CONFIG_$sym=m" "$k/.config" || die "Kconfig did not keep CONFIG_$sym=m"
-	done
-	make -C "$k" -s syncconfig >>"$CHECK/config.log" 2>&1 ||
-		{ cat "$CHECK/config.log" >&2; die "make syncconfig failed"; }
-
-	krel=$(cat "$k/include/config/kernel.release")
-	logf=$CHECK/build.log
-	log "building ${kos[*]} in net/sched of $krel (W=1)"
-	if ! make -C "$k" -j"$JOBS" W=1 KERNELRELEASE="$krel" M="$k/net/sched" "${kos[@]}" \
-		>"$logf" 2>&1; then
-		cat "$logf" >&2
-		die "the build in net/sched of Linux $KVER failed"
-	fi
-	if grep -i warning "$logf" >&2; then
-		die "warnings building in net/sched of Linux $KVER (W=1)"
-	fi
 	for e in "${kos[@]}"; do
 		[ -f "$k/net/sched/$e" ] || die "no net/sched/$e"
 		[ -z "$(modinfo -F version "$k/net/sched/$e")" ] || die "$e has a MODULE_VERSION"
@@ -479,7 +518,7 @@ check_series() {
 	e=$(find "${shared[@]}" -newer "$CHECK/stamp" -print -quit)
 	[ -z "$e" ] || die "the build wrote into ${e#"$k"/}, shared with $KSRC"
 	rm -rf "$CHECK"
-	log "the series applies to $krel and builds there, W=1, no warning; checkpatch --strict: nothing but kzalloc_obj()"
+	log "the series applies to $krel and builds there patch by patch, W=1, no warning; checkpatch --strict: nothing but kzalloc_obj()"
 }
 
 make_series
