@@ -19,7 +19,7 @@ import os
 import sys
 
 # The rows, in this order, where any scenario has them.
-ORDER = ["dfs-fq", "dfs", "dfs-fq-src", "dfs-fq-cprs", "stfq+lrufq",
+ORDER = ["dfs-fq", "dfs", "dfs-fq-src", "dfs-fq-5t", "dfs-fq-cprs", "stfq+lrufq",
          "fq_codel", "cake", "cake-srchost", "sfq", "sfb", "red", "pie",
          "choke", "hhf", "pfifo"]
 
