@@ -3,7 +3,8 @@
 """Sample a device's qdisc counters over netlink, at a steady interval.
 
   qdisc_sample.py --dev D --out FILE [--interval 0.25] [--time SECS]
-                  [--kind KIND] [--dfs-src IP] [--ready FILE]
+                  [--kind KIND] [--dfs-src IP] [--lrufq QDISC]
+                  [--ingress] [--ready FILE]
 
 Writes one line per sample, "EPOCH BYTES PACKETS DROPS [FLAGS]": the
 wall-clock time of the sample (the EPOCHREALTIME clock the tests' other
@@ -11,7 +12,14 @@ timestamps use); what the device's root qdisc (with --kind, its first
 qdisc of KIND) has sent, in bytes and packets, and dropped; with
 --dfs-src, the DFS flags of IP's flow in the malicious-flow cache of the
 device's dfs qdisc ("malicious,trending", "trending", "cached" when it
-holds none, "-" when the flow is not cached).  Runs until SIGTERM or --time seconds.  With
+holds none, "-" when the flow is not cached); with --lrufq (a qdisc
+handle, "10:"), the bytes each of its classes sent ("c10:1=B") and the
+flows cached by its lrufq filter, each "SRC=COUNT/LAST" with "+" after it
+when the flow was high at its last packet; with --ingress, what each
+flower filter on the device's ingress matching a source address has
+counted ("SRC=BYTES", the bytes of its actions: selftests/lib.sh's
+rx_meter_setup counts what a receiver gets from each sender).  Runs until
+SIGTERM or --time seconds.  With
 --ready it creates FILE once it samples (a gate, selftests/lib.sh, need not
 open before the sampler runs: Python takes seconds to start under
 emulation).
@@ -33,10 +41,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lablib"))
 # The lab's queue monitor (tools/lablib/qmon.py) holds the netlink dumps.
 from qmon import (DFS_FLOW_MALICIOUS, DFS_XSTATS_CLASS,  # noqa: E402
-                  RTM_GETQDISC, RTM_GETTCLASS, TC_H_ROOT, TCA_XSTATS,
-                  Dumper, kind, stats2)
+                  RTM_GETQDISC, RTM_GETTCLASS, RTM_GETTFILTER, TC_H_ROOT,
+                  TCA_OPTIONS, TCA_XSTATS, Dumper, attrs, kind, stats2)
 
 DFS_FLOW_TRENDING = 0x2  # include/uapi/linux/pkt_sched_dfs.h
+# include/uapi/linux/pkt_cls_lrufq.h: TCA_LRUFQ_FLOWS, struct tc_lrufq_flow
+TCA_LRUFQ_FLOWS, LRUFQ_FLOW_SIZE, LRUFQ_FLOW_HIGH = 10, 56, 0x1
+# include/uapi/linux/pkt_cls.h, pkt_sched.h, gen_stats.h
+TCA_FLOWER_ACT, TCA_FLOWER_KEY_IPV4_SRC, TCA_FLOWER_KEY_IPV6_SRC = 3, 10, 14
+TCA_ACT_STATS, TCA_STATS_BASIC = 4, 1
+TC_H_INGRESS_PARENT = 0xFFFFFFF2        # clsact or ingress, ingress side
 
 
 class Sampler(Dumper):
@@ -69,6 +83,66 @@ class Sampler(Dumper):
             return ",".join(names) or "cached"
         return "-"
 
+    def lrufq(self, qdisc):
+        """Bytes sent by each class of qdisc (a handle) and the flows its
+        lrufq filters cache."""
+        out = []
+        for handle, parent, a in self.dump(RTM_GETTCLASS):
+            if handle >> 16 == qdisc >> 16 and handle != qdisc:
+                out.append("c%x:%x=%d" % (handle >> 16, handle & 0xffff,
+                                          stats2(a).get("bytes", 0)))
+        for _, _, a in self.dump(RTM_GETTFILTER, qdisc):
+            if kind(a) != "lrufq" or TCA_OPTIONS not in a:
+                continue
+            opt = a[TCA_OPTIONS]
+            for t, p in attrs(opt, 0, len(opt)):
+                if t != TCA_LRUFQ_FLOWS:
+                    continue
+                for off in range(0, len(p) - LRUFQ_FLOW_SIZE + 1,
+                                 LRUFQ_FLOW_SIZE):
+                    family, flags, count, last = struct.unpack_from(
+                        "=BHII", p, off + 37)
+                    src = socket.inet_ntop(
+                        family if family in (socket.AF_INET, socket.AF_INET6)
+                        else socket.AF_INET,
+                        p[off:off + (16 if family == socket.AF_INET6 else 4)])
+                    out.append("%s=%d/%d%s" % (src, count, last,
+                                               "+" if flags & LRUFQ_FLOW_HIGH
+                                               else ""))
+        return " ".join(out)
+
+    def ingress(self):
+        """Bytes counted by the actions of each flower filter on the
+        device's ingress that matches a source address."""
+        out = []
+        for _, _, a in self.dump(RTM_GETTFILTER, TC_H_INGRESS_PARENT):
+            if kind(a) != "flower" or TCA_OPTIONS not in a:
+                continue
+            opt = dict(attrs(a[TCA_OPTIONS], 0, len(a[TCA_OPTIONS])))
+            if TCA_FLOWER_KEY_IPV4_SRC in opt:
+                src = socket.inet_ntop(socket.AF_INET,
+                                       opt[TCA_FLOWER_KEY_IPV4_SRC])
+            elif TCA_FLOWER_KEY_IPV6_SRC in opt:
+                src = socket.inet_ntop(socket.AF_INET6,
+                                       opt[TCA_FLOWER_KEY_IPV6_SRC])
+            else:
+                continue
+            nbytes = 0
+            acts = opt.get(TCA_FLOWER_ACT, b"")
+            for _, act in attrs(acts, 0, len(acts)):
+                st = dict(attrs(act, 0, len(act))).get(TCA_ACT_STATS, b"")
+                basic = dict(attrs(st, 0, len(st))).get(TCA_STATS_BASIC)
+                if basic and len(basic) >= 8:
+                    nbytes += struct.unpack_from("=Q", basic)[0]
+            out.append("%s=%d" % (src, nbytes))
+        return " ".join(out)
+
+
+def parse_handle(h):
+    """A tc handle ("10:", "1:2") as a u32."""
+    major, _, minor = h.partition(":")
+    return int(major, 16) << 16 | int(minor or "0", 16)
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
@@ -79,6 +153,8 @@ def main():
     ap.add_argument("--time", type=float, default=3600)
     ap.add_argument("--kind")
     ap.add_argument("--dfs-src")
+    ap.add_argument("--lrufq", type=parse_handle)
+    ap.add_argument("--ingress", action="store_true")
     ap.add_argument("--ready")
     args = ap.parse_args()
 
@@ -97,6 +173,10 @@ def main():
             line = "%.3f %d %d %d" % ((t,) + sampler.counters(args.kind))
             if src is not None:
                 line += " " + sampler.dfs_flags(src)
+            if args.lrufq is not None:
+                line += " " + sampler.lrufq(args.lrufq)
+            if args.ingress:
+                line += " " + sampler.ingress()
             out.write(line + "\n")
             if args.ready:
                 open(args.ready, "w").close()

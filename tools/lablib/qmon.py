@@ -24,10 +24,10 @@ import time
 
 import gate
 
-RTM_GETQDISC, RTM_GETTCLASS = 38, 42
+RTM_GETQDISC, RTM_GETTCLASS, RTM_GETTFILTER = 38, 42, 46
 NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
-TCA_KIND, TCA_XSTATS, TCA_STATS2 = 1, 4, 7
+TCA_KIND, TCA_OPTIONS, TCA_XSTATS, TCA_STATS2 = 1, 2, 4, 7
 TCA_STATS_BASIC, TCA_STATS_QUEUE = 1, 3
 DFS_XSTATS_QDISC, DFS_XSTATS_CLASS = 0, 1
 DFS_FLOW_MALICIOUS, DFS_FLOW_CPR = 0x1, 0x4
@@ -56,11 +56,12 @@ class Dumper:
         self.sock.bind((0, 0))
         self.seq = 0
 
-    def dump(self, mtype):
-        """(handle, parent, {attr: payload}) of every object of DEV."""
+    def dump(self, mtype, parent=0):
+        """(handle, parent, {attr: payload}) of every object of DEV (a
+        filter dump: of the qdisc or class PARENT)."""
         self.seq += 1
         body = struct.pack("=BBHiIII", socket.AF_UNSPEC, 0, 0, self.ifindex,
-                           0, 0, 0)
+                           0, parent, 0)
         self.sock.send(struct.pack("=IHHII", 16 + len(body), mtype,
                                    NLM_F_REQUEST | NLM_F_DUMP, self.seq, 0)
                        + body)
