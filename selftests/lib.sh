@@ -267,8 +267,10 @@ gate_open()
 
 # qdisc_sampler_start OUTFILE SAMPLER_ARGS...: tools/qdisc_sample.py in
 # r on R_OUT, behind the gate (armed here; it is ready once it samples),
-# until qdisc_sampler_stop; SAMPLER_PID is its job.  Timing bounds are
+# until qdisc_sampler_stop; SAMPLER_PIDS has its job.  Timing bounds are
 # judged on its samples, not on tc execs, which take seconds under load.
+# rx_sampler_start OUTFILE: the same in rcv, of what rcv receives from
+# each sender (rx_meter_setup first): "SRC=BYTES" per sender.
 qdisc_sampler_start()
 {
 	local out=$1
@@ -278,14 +280,23 @@ qdisc_sampler_start()
 	in_ns r python3 -S "$(dirname "${BASH_SOURCE[0]}")/../tools/qdisc_sample.py" \
 		--dev "$R_OUT" --out "$out" --time 3600 "$@" \
 		--ready "${GATE_ARGS[1]}" &
-	SAMPLER_PID=$!
+	SAMPLER_PIDS+=($!)
+}
+
+rx_sampler_start()
+{
+	gate_arm
+	in_ns rcv python3 -S "$(dirname "${BASH_SOURCE[0]}")/../tools/qdisc_sample.py" \
+		--dev eth0 --out "$1" --time 3600 --ingress --interval 0.2 \
+		--ready "${GATE_ARGS[1]}" &
+	SAMPLER_PIDS+=($!)
 }
 
 qdisc_sampler_stop()
 {
 	pkill -TERM -f 'qdisc_sample\.py ' 2>/dev/null
-	[ -z "${SAMPLER_PID:-}" ] || wait "$SAMPLER_PID"
-	SAMPLER_PID=
+	[ ${#SAMPLER_PIDS[@]} -eq 0 ] || wait "${SAMPLER_PIDS[@]}"
+	SAMPLER_PIDS=()
 	return 0
 }
 
@@ -329,6 +340,7 @@ module_unused()
 NS_PREFIX=${NS_PREFIX:-dfs$$-}
 TOPO_NS=()		# real names of the namespaces we created
 FLOW_PIDS=()		# background iperf3 clients
+SAMPLER_PIDS=()		# tools/qdisc_sample.py jobs
 FLOW_OUTS=()		# and their JSON output files
 FLOW_END=0		# $SECONDS by which every iperf3 client should be done
 FLOW_GRACE=${FLOW_GRACE:-180}	# then wait_flows kills it (flow_watchdog)

@@ -12,12 +12,15 @@
 #		(high), pfifo children, the lrufq filter on 10:
 #	lrufq_run OUTDIR SECONDS NUDP
 #		runs the traffic: the floods start first and end after the
-#		TCP flows; goodputs measured at the receiver, per second,
-#		less the first WARMUP seconds
-#	lrufq_tcp_bps OUTDIR / lrufq_udp_bps OUTDIR   sums, bit/s
+#		TCP flows; what the receiver gets from each sender and the
+#		router's counters are sampled over netlink meanwhile
+#	lrufq_tcp_bps OUTDIR   the TCP flows' goodputs summed, bit/s
 #	lrufq_summary OUTDIR NAME
-#		sets TCP, UDP (bit/s) and SHARE (TCP's of the link) and logs
-#		them with each TCP flow's goodput
+#		sets TCP, UDP, LINK (bit/s) and SHARE (TCP's of LINK, what the
+#		link carried) over the window every flow ran, and logs them
+#		with each TCP flow's goodput
+#	lrufq_caches   the cache sizes to run (LRUFQ_CACHES, or the one the
+#		test names by default and 12, 64, 1024)
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -25,6 +28,8 @@ TOOLS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)
 LINK_RATE=${LINK_RATE:-10mbit}
 LINK_BPS=${LINK_BPS:-10000000}
 WARMUP=${WARMUP:-3}
+# The shortest window of the shares: a slow guest starts the flows late.
+LRUFQ_MIN_SPAN=${LRUFQ_MIN_SPAN:-4}
 
 LRUFQ_ARGS=${LRUFQ_ARGS:-cache 6 probability 1/50 threshold 125}
 CHILD_LIMIT=${CHILD_LIMIT:-100}
@@ -81,8 +86,14 @@ lrufq_run()
 	# start), and until the last TCP flow has ended: every second a TCP
 	# flow measures is a second under the floods.  The iperf3 servers
 	# start while the floods' interpreters do.
+	if [ -z "${LRUFQ_RX_METER:-}" ]; then
+		rx_meter_setup || return 1
+		LRUFQ_RX_METER=1
+	fi
+	LRUFQ_NUDP=$nudp
 	gate_init "$out/gate"
-	qdisc_sampler_start "$out/samples"
+	qdisc_sampler_start "$out/samples" --lrufq 10: --interval 0.2
+	rx_sampler_start "$out/rx"
 	for ((i = 1; i <= nudp; i++)); do
 		gate_arm
 		in_ns rcv python3 -S "$TOOLS/udp_cbr.py" sink --port $((9000 + i)) \
@@ -131,29 +142,89 @@ lrufq_tcp_bps()
 	lrufq_tcp_flows "$1" | awk '{ s += $1 } END { print s + 0 }'
 }
 
-lrufq_udp_bps()
+# lrufq_rx_bps OUTDIR: "TCP UDP SPAN START": the bit/s the receiver got
+# from the TCP senders and from the floods, summed, over a window of SPAN
+# seconds that starts WARMUP seconds after the last sender's first packet
+# (floods first, then each TCP flow) reached the receiver, START seconds
+# after the floods' first, and ends a second before the first TCP flow
+# ended (at its last packet, at most SECS after its first).  All from
+# the receiver's per-sender counters sampled over netlink (rx_sampler_start):
+# the floods' and the flows' start as the link saw it, however late a
+# slow guest started each process.
+lrufq_rx_bps()
 {
-	python3 -S - "$WARMUP" "$1"/udp*.json <<'PY'
-import json, sys
-w = int(sys.argv[1])
-total = 0
-for path in sys.argv[2:]:
-    per_sec = json.load(open(path))["bytes_per_sec"]
-    # Bins from the floods' start; the last one is the TCP flows' end.
-    win = per_sec[w + 1:-1] or [0]
-    total += sum(win) * 8 / len(win)
-print(int(total))
+	local i a tcp='' udp=''
+
+	for ((i = 1; i <= NUM_SENDERS; i++)); do
+		if [ "${FAMILY:-4}" = 6 ]; then a=${SND_IP6[i]}; else a=${SND_IP4[i]}; fi
+		if [ "$i" -le "$LRUFQ_NUDP" ]; then udp+=" $a"; else tcp+=" $a"; fi
+	done
+	python3 -S - "$1/rx" "$WARMUP" "$LRUFQ_SECS" "$LRUFQ_MIN_SPAN" \
+		"$tcp" "$udp" <<'PY'
+import sys
+path, warmup, secs, min_span = sys.argv[1], *map(float, sys.argv[2:5])
+tcp, udp = sys.argv[5].split(), sys.argv[6].split()
+rows = []
+for line in open(path):
+    f = line.split()
+    rows.append((float(f[0]), {k: int(v) for k, v in
+                               (x.split("=") for x in f[4:])}))
+first, last = {}, {}
+for src in tcp + udp:
+    prev = 0
+    for t, c in rows:
+        n = c.get(src, 0)
+        if n and src not in first:
+            first[src] = t
+        if n > prev:
+            last[src] = t
+        prev = n
+missing = [s for s in tcp + udp if s not in first]
+if missing:
+    sys.exit("lrufq_rx_bps: nothing received from " + " ".join(missing))
+lo = max(first.values()) + warmup
+hi = min(min(last[s], first[s] + secs) for s in tcp) - 1 if tcp else \
+    min(last.values()) - 1
+win = [r for r in rows if lo <= r[0] <= hi]
+if len(win) < 2 or win[-1][0] - win[0][0] < min_span:
+    sys.exit("lrufq_rx_bps: every flow ran together for %.1f s, not %.0f"
+             % (max(0, hi - lo), min_span))
+(t0, a), (t1, b) = win[0], win[-1]
+
+
+def bps(srcs):
+    return int(sum(b.get(s, 0) - a.get(s, 0) for s in srcs) * 8 / (t1 - t0))
+
+
+t_flood = min(first[s] for s in udp) if udp else min(first.values())
+print(bps(tcp), bps(udp), "%.1f" % (t1 - t0), "%.1f" % (t0 - t_flood))
 PY
 }
 
 lrufq_summary()
 {
-	local flows
+	local flows span start rx
 
+	TCP=0 UDP=0 LINK=0 SHARE=0
 	flows=$(lrufq_tcp_flows "$1")
-	TCP=$(awk '{ s += $1 } END { print s + 0 }' <<<"$flows")
-	UDP=$(lrufq_udp_bps "$1")
-	SHARE=$(awk -v t="$TCP" -v l="$LINK_BPS" 'BEGIN { printf "%.3f", t / l }')
-	log_info "$2: tcp $((TCP / 1000)) kbit/s (share $SHARE of the link), udp $((UDP / 1000)) kbit/s"
-	log_info "$2: tcp kbit/s: $(awk '{ printf "%d ", $1 / 1000 }' <<<"$flows")"
+	rx=$(lrufq_rx_bps "$1") || return 1
+	read -r TCP UDP span start <<<"$rx"
+	LINK=$((TCP + UDP))
+	SHARE=$(awk -v t="$TCP" -v l="$LINK" 'BEGIN { printf "%.3f", l ? t / l : 0 }')
+	log_info "$2: over ${span}s from ${start}s after the floods' first packet: tcp $((TCP / 1000)) kbit/s (share $SHARE of the link), udp $((UDP / 1000)) kbit/s, link $((LINK / 1000)) of $((LINK_BPS / 1000)) kbit/s"
+	log_info "$2: tcp goodput kbit/s: $(awk '{ printf "%d ", $1 / 1000 }' <<<"$flows")"
+}
+
+# lrufq_link_ok: the link carried at least a quarter of its rate while
+# the shares were measured.  A guest on a loaded host forwards less than
+# the shaper's rate; STFQ still splits what it forwards, and the share is
+# of that, but a link that carried almost nothing judges nothing.
+lrufq_link_ok()
+{
+	[ "$((LINK * 4))" -ge "$LINK_BPS" ]
+}
+
+lrufq_caches()
+{
+	echo "${LRUFQ_CACHES:-$1 12 64 1024}" | tr ' ' '\n' | awk '!seen[$1]++ && NF'
 }
