@@ -169,14 +169,15 @@ for line in open(path):
     f = line.split()
     rows.append((float(f[0]), {k: int(v) for k, v in
                                (x.split("=") for x in f[4:])}))
+# The counters run on from the test's earlier runs: a sender starts when
+# its count first moves.
 first, last = {}, {}
 for src in tcp + udp:
-    prev = 0
+    prev = rows[0][1].get(src, 0) if rows else 0
     for t, c in rows:
         n = c.get(src, 0)
-        if n and src not in first:
-            first[src] = t
         if n > prev:
+            first.setdefault(src, t)
             last[src] = t
         prev = n
 missing = [s for s in tcp + udp if s not in first]
