@@ -8,6 +8,7 @@
 #        same release), QEMU, the userspace the tests run in the VM, and
 #        the build tools for the modules, tc and the unit tests.
 #   pip: virtme-ng (the "vng" command), pinned.
+#   netperf: built from Debian's source package (below), for flent.
 #
 # Idempotent and quick when everything is there: apt-get update runs only
 # when something is missing.  Works non-interactively (CI=true, no stdin).
@@ -40,6 +41,10 @@ APT_PKGS=(
 	# the kernel matrix (tools/kernels.sh): BTF of modules built against
 	# a prepared linux-source tree
 	pahole
+	# the lab's RRUL scenario (tools/lablib/rrul.py): flent, its ping
+	# (fping) and UDP latency probe (irtt); autoconf and automake build
+	# netperf (netperf_install below)
+	flent fping irtt autoconf automake
 	# make deb (tools/make-deb.sh): debhelper 13 with dh-dkms, lintian
 	# to check the .debs; dkms and man-db for the package test in the
 	# guest, which has no network (selftests/dkms_install.sh)
@@ -121,6 +126,84 @@ if [ ! -e "/lib/modules/$kver/build/Makefile" ]; then
 	[ -e "/lib/modules/$kver/build/Makefile" ] || die "no headers for $kver"
 fi
 log "test kernel $kver (linux-image-amd64 = linux-headers-amd64 = $img)"
+
+# --- netperf, for flent ------------------------------------------------------
+# Debian 12 has netperf only in non-free; sid has it in main, but its
+# binary needs sid's libc.  So its source package from sid, built here
+# with demo mode (flent reads netperf's interim results) into
+# /usr/local/bin, which the test VM sees (it shares this root).
+#
+# The sid source index lives in an apt state of its own under the
+# cache: a deb-src line for sid in the system's sources would make every
+# "apt-get source" (tools/build-tc.sh's iproute2 among them) take sid's
+# version, as apt-get source ignores pin priorities.  apt still checks
+# the files against the index's hashes.
+CACHE=${SCH_DFS_CACHE:-/var/lib/sch-dfs}
+NETPERF_PREFIX=/usr/local
+NETPERF_STAMP=$NETPERF_PREFIX/lib/sch-dfs/netperf.built
+
+netperf_install() {
+	local dir=$CACHE/netperf apt_dir src p uri
+	local apt_opts
+
+	apt_dir=$dir/apt
+	apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
+		  -o Dir::Etc::SourceParts=/nonexistent
+		  -o "Dir::State::Lists=$apt_dir/lists"
+		  -o "Dir::Cache=$apt_dir/cache"
+		  -o APT::Sandbox::User=root)
+	uri=$(awk '/^URIs:/ { print $2; exit }' \
+		/etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+	rm -rf "$dir"
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dir/dl"
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"${uri:-http://deb.debian.org/debian} sid main" > "$apt_dir/sources.list"
+	log "netperf: apt-get update (sid's source index, in $apt_dir)"
+	apt-get "${apt_opts[@]}" update -q >>"$DEPS_LOG" 2>&1 ||
+		die "apt-get update of sid's sources failed"
+	log "netperf: apt-get source netperf (sid)"
+	# A mirror may lack the .dsc while it has the tarballs, which apt
+	# has then checked: unpack them as dpkg-source would.
+	(cd "$dir/dl" && apt-get "${apt_opts[@]}" source -q --download-only \
+		netperf) >>"$DEPS_LOG" 2>&1 ||
+		ls "$dir"/dl/netperf_*.orig.tar.* "$dir"/dl/netperf_*.debian.tar.* \
+			>/dev/null 2>&1 || die "apt-get source netperf failed"
+	src=$dir/src
+	if ls "$dir"/dl/netperf_*.dsc >/dev/null 2>&1; then
+		dpkg-source -x "$dir"/dl/netperf_*.dsc "$src" >>"$DEPS_LOG" 2>&1 ||
+			die "dpkg-source -x netperf failed"
+	else
+		mkdir -p "$src"
+		tar -xf "$dir"/dl/netperf_*.orig.tar.* -C "$src" --strip-components=1 &&
+		tar -xf "$dir"/dl/netperf_*.debian.tar.* -C "$src" ||
+			die "cannot unpack netperf's source"
+		for p in $(grep -v '^#' "$src/debian/patches/series" 2>/dev/null); do
+			patch -d "$src" -p1 -s < "$src/debian/patches/$p" >>"$DEPS_LOG" 2>&1 ||
+				die "netperf: patch $p does not apply"
+		done
+	fi
+	# As debian/rules builds it: its m4 macros, demo mode.
+	log "netperf: building $(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)"
+	(cd "$src" && autoreconf -f -i -I src/missing/m4 &&
+	 ./configure --enable-demo --prefix="$NETPERF_PREFIX" \
+		CFLAGS="$(dpkg-buildflags --get CFLAGS)" \
+		LDFLAGS="$(dpkg-buildflags --get LDFLAGS)" &&
+	 make -j"$(nproc)" -C src netperf netserver) >>"$DEPS_LOG" 2>&1 ||
+		die "netperf build failed"
+	grep -q '^#define WANT_DEMO' "$src/config.h" || die "netperf built without demo mode"
+	install -D -s -m 0755 -t "$NETPERF_PREFIX/bin" "$src/src/netperf" "$src/src/netserver"
+	mkdir -p "$(dirname "$NETPERF_STAMP")"
+	dpkg-parsechangelog -l "$src/debian/changelog" -S Version > "$NETPERF_STAMP"
+	rm -rf "$dir"
+}
+
+if [ -x "$NETPERF_PREFIX/bin/netperf" ] && [ -x "$NETPERF_PREFIX/bin/netserver" ] &&
+   [ -s "$NETPERF_STAMP" ]; then
+	log "netperf $(cat "$NETPERF_STAMP") present (built from sid's source)"
+else
+	netperf_install
+	log "netperf $(cat "$NETPERF_STAMP") installed in $NETPERF_PREFIX/bin"
+fi
 
 # --- pip: virtme-ng ------------------------------------------------------------
 # The python3 first on PATH (a pyenv one on the CI machines, else Debian's).
