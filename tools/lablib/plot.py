@@ -9,7 +9,10 @@ throughput.png  per qdisc, the goodput of each flow class over time (and,
 queue.png       the bottleneck's backlog and the ping RTT over time, one
                 line per qdisc
 summary.png     attack goodput and legitimate TCP's Jain's index per qdisc
+
+A flent scenario (rrul): flent's own plots instead (rrul.py plot).
 """
+import json
 import math
 import os
 import sys
@@ -154,6 +157,12 @@ def collateral(summary, path):
 
 def main():
     out = sys.argv[1]
+    with open(os.path.join(out, "summary.json")) as fh:
+        if json.load(fh).get("flent"):
+            import rrul
+            rc = rrul.plot(out)
+            print("plots: %s/*.png (flent's)" % out)
+            return rc
     summary, scn, runs = metrics.load(out)
     runs = {k: v for k, v in runs.items() if v}
     if not runs:

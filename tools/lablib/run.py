@@ -5,6 +5,8 @@
   run.py --scenario 1 [--qdiscs "dfs pfifo ..."] [--short] [--check]
          [--baseline DIR] [--keep] [--out DIR]
 
+A flent scenario (rrul) has a topology and runs of its own: rrul.py.
+
 Runs as root in the test VM (tools/vm-run.sh; tools/lab is the way in),
 where our modules are loaded and the patched tc is first on PATH.  Builds
 the topology of selftests/lib.sh (senders s1..sN -> router r -> receiver rcv,
@@ -43,6 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gate                     # noqa: E402
 import metrics                  # noqa: E402
 import qdiscs                   # noqa: E402
+import rrul                     # noqa: E402
 import scenarios                # noqa: E402
 import scores                   # noqa: E402
 from scenarios import (LINK_RATE, TCP_PORT, UDP_PORT, WEB_PORT,  # noqa: E402
@@ -551,8 +554,15 @@ def main():
         if k not in qdiscs.QDISCS:
             sys.exit("lab: unknown qdisc '%s' (have: %s)"
                      % (k, " ".join(qdiscs.QDISCS)))
-        if k in qdiscs.SCORED and not scn.ranges:
+        if k in qdiscs.SCORED and not getattr(scn, "ranges", None):
             sys.exit("lab: %s needs a scenario with scored ranges (7)" % k)
+    if getattr(scn, "flent", False):
+        if args.check or args.keep or args.baseline:
+            sys.exit("lab: %s: no --check, --keep or --baseline" % scn.name)
+        out = args.out or os.path.join(os.path.dirname(TOOLS), "results",
+                                       scn.name + ("-short" if args.short
+                                                   else ""))
+        return rrul.main(sys.modules[__name__], scn, kinds, out, args.short)
     checked = [k for k in kinds if k.startswith("dfs")]
     if args.check and not checked:
         sys.exit("lab: --check judges DFS: include dfs (or a variant)")

@@ -322,10 +322,44 @@ def scenario7(short):
                                            "dfs-fq", "fq_codel", "cake"])
 
 
+# RRUL: flent's Realtime Response Under Load between two hosts, the link
+# shaped both ways; the qdiscs a home or edge router would pick from.
+RRUL_QDISCS = ["dfs-fq", "dfs-fq-src", "dfs-fq-5t", "fq_codel", "cake",
+               "pfifo"]
+
+
+@dataclass
+class FlentScenario:
+    """flent's tests from a client (s1) to a server (rcv) through the
+    router, the router shaping both of its egresses (tools/lablib/rrul.py).
+    Each test loads the link for SECS, with DELAY of idle pings before
+    and after it; the figures are over [DELAY + WARMUP, DELAY + SECS)."""
+    name: str
+    title: str
+    tests: list                 # flent tests, in turn, per qdisc
+    secs: int                   # flent -l
+    delay: int                  # flent -d
+    warmup: int
+    rtt_ms: int                 # base RTT, netem on the hosts' veths
+    step: float                 # flent -s: ping and sampling interval
+    qdiscs: list
+    flent: bool = True
+
+
+def rrul(short):
+    """RRUL and RRUL_BE: 4 TCP flows each way (rrul: in four DSCP
+    classes, rrul_be: all best effort), ICMP and UDP pings beside them."""
+    return FlentScenario("rrul", "flent rrul and rrul_be, 10 Mbit/s both "
+                         "ways, 10 ms base RTT", ["rrul", "rrul_be"],
+                         10 if short else 30, 5, 5 if not short else 2, 10,
+                         0.1, RRUL_QDISCS)
+
+
 SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
              "5a": scenario5a, "5b": scenario5b, "6": scenario6,
-             "6n": scenario6n, "6f": scenario6f, "7": scenario7}
+             "6n": scenario6n, "6f": scenario6f, "7": scenario7,
+             "rrul": rrul}
 SCENARIOS.update({k: sweep_point(k) for k in SWEEP})
 
 

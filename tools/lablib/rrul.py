@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The lab's flent scenario (RRUL): flent's tests from a client to a server
+through the router, both of the router's egresses shaped.
+
+  s1 (client: flent, fping, netperf, irtt) -- r -- rcv (netserver, irtt server)
+
+The router shapes r-out (upload, s1 -> rcv) and r-s1 (download) each with
+the lab's 10 Mbit/s TBF, the qdisc under test its child; netem on each
+host's own veth gives the base RTT, half of it each way, so that no
+delay queue sits in front of or behind the qdisc under test.  flent runs
+each of the scenario's tests in turn for every qdisc, in one boot; its
+data files (.flent.gz: gzip'd JSON) are kept in DIR/raw/ and the
+figures are read from them:
+
+  ping p50/p99    flent's ICMP pings (fping) and its UDP probes (irtt,
+                  every probe series pooled), each sample as measured,
+                  over the measured window
+  TCP down/up     flent's sum of the 4 flows each way (netperf's interim
+                  results), mean over the measured window, Mbit/s
+
+Guest side: run.py --scenario rrul calls main().  Host side:
+
+  rrul.py summary DIR   table.md and summary.json again from DIR/raw
+  rrul.py plot DIR      flent's own plots of DIR/raw (plot.py calls it)
+"""
+import datetime
+import glob
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qdiscs                   # noqa: E402
+import scenarios                # noqa: E402
+from scenarios import LINK_RATE  # noqa: E402
+
+CLIENT, SERVER = "s1", "rcv"
+SERVER_IP = "10.0.0.2"
+# The router's egress towards each side: upload leaves by r-out.
+DEVS = {"up": "r-out", "down": "r-s1"}
+
+
+# --- the guest's side ---------------------------------------------------------
+
+def setup(run, scn):
+    """One sender, the base RTT on the hosts' veths, the servers."""
+    run.topo_cleanup()
+    env = dict(os.environ, NS_PREFIX=run.PREFIX)
+    run.sh(["bash", "-c", 'source "$1/lib.sh"; trap : EXIT; '
+            'setup_topology 1', "lab",
+            os.path.join(os.path.dirname(run.TOOLS), "selftests")], env=env)
+    # The server sends the download: MTU-sized packets, as s1's eth0
+    # sends (setup_topology), not GSO bursts.
+    run.in_ns(SERVER, ["ip", "link", "set", "dev", "eth0", "gso_max_segs",
+                       "1"])
+    half = "%gms" % (scn.rtt_ms / 2)
+    for host in (CLIENT, SERVER):
+        run.tc_batch(host, ["qdisc replace dev eth0 root netem delay %s "
+                            "limit 1000" % half])
+    procs = [run.spawn(SERVER, ["netserver", "-D", "-4"]),
+             run.spawn(SERVER, ["irtt", "server", "-b", SERVER_IP])]
+    return procs
+
+
+def shape(run, kind):
+    """The TBF and KIND under it on both of the router's egresses."""
+    spec = []
+    for dev in DEVS.values():
+        run.in_ns("r", ["tc", "qdisc", "del", "dev", dev, "root"],
+                  check=False, stderr=subprocess.DEVNULL)
+        cmds = ["qdisc add dev %s root handle 1: tbf rate %s burst 32k "
+                "latency 50ms" % (dev, LINK_RATE)]
+        cmds += qdiscs.commands(kind, dev)
+        run.tc_batch("r", cmds)
+        spec += cmds
+    return spec
+
+
+def tc_stats(run):
+    out = {}
+    for way, dev in DEVS.items():
+        r = run.in_ns("r", ["tc", "-j", "-s", "qdisc", "show", "dev", dev],
+                      capture_output=True, text=True, check=False)
+        try:
+            out[way] = json.loads(r.stdout)
+        except ValueError:
+            out[way] = []
+    return out
+
+
+def flent_one(run, scn, kind, test, raw_dir):
+    """Run TEST from the client; its data file as raw/KIND.TEST.flent.gz."""
+    tmp = os.path.join(raw_dir, "%s.%s.tmp" % (kind, test))
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    log = os.path.join(raw_dir, "%s.%s.log" % (kind, test))
+    with open(log, "w") as fh:
+        r = subprocess.run(["ip", "netns", "exec", run.ns(CLIENT), "flent",
+                            test, "-H", SERVER_IP, "-l", str(scn.secs),
+                            "-d", str(scn.delay), "-s", str(scn.step),
+                            "-t", kind, "-D", tmp],
+                           stdout=fh, stderr=subprocess.STDOUT,
+                           timeout=scn.secs + 2 * scn.delay + 300)
+    files = glob.glob(os.path.join(tmp, "*.flent.gz"))
+    if r.returncode or not files:
+        tail = open(log).read()[-600:]
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise RuntimeError("flent %s exit %d, %d data files: %s"
+                           % (test, r.returncode, len(files), tail))
+    dst = os.path.join(raw_dir, "%s.%s.flent.gz" % (kind, test))
+    shutil.move(files[0], dst)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return os.path.basename(dst)
+
+
+def main(run, scn, kinds, out, short):
+    """run.py's main for a flent scenario; RUN is the run module."""
+    raw_dir = os.path.join(out, "raw")
+    os.makedirs(raw_dir, exist_ok=True)
+    # netperf is built into /usr/local/bin by make deps.
+    path = os.environ.get("PATH", "")
+    if "/usr/local/bin" not in path.split(":"):
+        os.environ["PATH"] = "/usr/local/bin:" + path
+    for tool in ("flent", "netperf", "netserver", "irtt", "fping"):
+        if not shutil.which(tool):
+            print("lab: %s: no %s on PATH: run 'make deps'" % (scn.name, tool))
+            return 1
+    print("lab: %s: %s; %s, %d s each, per qdisc: %s"
+          % (scn.name, scn.title, " ".join(scn.tests), scn.secs,
+             " ".join(kinds)), flush=True)
+    rc = 0
+    try:
+        setup(run, scn)
+        time.sleep(1)           # the servers listen
+        for i, kind in enumerate(kinds, 1):
+            rec = {"qdisc": kind, "tests": {}}
+            try:
+                rec["spec"] = shape(run, kind)
+                for test in scn.tests:
+                    print("lab: %s [%d/%d] %s: %s, %d s" % (
+                        scn.name, i, len(kinds), kind, test,
+                        scn.secs + 2 * scn.delay), flush=True)
+                    f = flent_one(run, scn, kind, test, raw_dir)
+                    rec["tests"][test] = {"file": f, "tc": tc_stats(run)}
+            except (subprocess.CalledProcessError, subprocess.TimeoutExpired,
+                    RuntimeError, OSError) as e:
+                print("lab: %s: %s failed: %s" % (scn.name, kind, e),
+                      flush=True)
+                rec["failed"] = str(e)
+                rc = 1
+            with open(os.path.join(raw_dir, kind + ".json"), "w") as fh:
+                json.dump(rec, fh)
+        write(scn, kinds, out, short)
+    finally:
+        run.topo_cleanup()
+    return rc
+
+
+# --- figures from flent's data files -------------------------------------------
+
+def pct(values, p):
+    if not values:
+        return None
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(-(-p * len(v) // 100)) - 1))]
+
+
+def t0_of(data):
+    t0 = data["metadata"]["T0"].rstrip("Z")
+    return datetime.datetime.fromisoformat(t0).replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+
+
+def figures(scn, path):
+    """The figures of one flent data file over the measured window."""
+    with gzip.open(path, "rt") as fh:
+        data = json.load(fh)
+    t0 = t0_of(data)
+    a, b = scn.delay + scn.warmup, scn.delay + scn.secs
+
+    def samples(names):
+        out = []
+        for n in names:
+            out += [s["val"] for s in data["raw_values"].get(n, [])
+                    if s.get("val") is not None
+                    and a <= s["t"] - t0 < b]
+        return out
+
+    def mean_of(name):
+        v = [y for x, y in zip(data["x_values"], data["results"].get(name, []))
+             if y is not None and a <= x < b]
+        return sum(v) / len(v) if v else None
+
+    pings = [n for n in data["raw_values"] if n.startswith("Ping (ms)")
+             and n != "Ping (ms) avg"]
+    icmp = samples([n for n in pings if "ICMP" in n])
+    udp = samples([n for n in pings if "UDP" in n])
+    return {"icmp_p50_ms": pct(icmp, 50), "icmp_p99_ms": pct(icmp, 99),
+            "icmp_n": len(icmp),
+            "udp_p50_ms": pct(udp, 50), "udp_p99_ms": pct(udp, 99),
+            "udp_n": len(udp),
+            "down_mbps": mean_of("TCP download sum"),
+            "up_mbps": mean_of("TCP upload sum"),
+            "failed_runners": data["metadata"].get("FAILED_RUNNERS", 0)}
+
+
+def drops(tc):
+    """Drops at the shaper, per way, from tc -j -s after the test."""
+    out = {}
+    for way, qs in tc.items():
+        root = next((q for q in qs if q.get("root")), {})
+        out[way] = root.get("drops")
+    return out
+
+
+def summarize(scn, raw_dir, kind):
+    with open(os.path.join(raw_dir, kind + ".json")) as fh:
+        rec = json.load(fh)
+    if rec.get("failed"):
+        return {"qdisc": kind, "failed": True}
+    row = {"qdisc": kind}
+    for test, t in rec["tests"].items():
+        row[test] = figures(scn, os.path.join(raw_dir, t["file"]))
+        row[test]["drops"] = drops(t["tc"])
+    return row
+
+
+def fmt(x, f="%.1f"):
+    return "-" if x is None else f % x
+
+
+def table(scn, rows, test):
+    lines = ["| qdisc | ICMP ping p50 / p99 ms | UDP ping p50 / p99 ms "
+             "| TCP down Mbit/s | TCP up Mbit/s | drops down / up |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        f = r.get(test)
+        if r.get("failed") or not f:
+            lines.append("| %s | failed | | | | |" % r["qdisc"])
+            continue
+        d = f["drops"]
+        lines.append("| %s | %s / %s | %s / %s | %s | %s | %s / %s |" % (
+            r["qdisc"], fmt(f["icmp_p50_ms"]), fmt(f["icmp_p99_ms"]),
+            fmt(f["udp_p50_ms"]), fmt(f["udp_p99_ms"]),
+            fmt(f["down_mbps"], "%.2f"), fmt(f["up_mbps"], "%.2f"),
+            fmt(d.get("down"), "%d"), fmt(d.get("up"), "%d")))
+    return "\n".join(lines) + "\n"
+
+
+def write(scn, kinds, out, short):
+    raw_dir = os.path.join(out, "raw")
+    rows = []
+    for k in kinds:
+        try:
+            rows.append(summarize(scn, raw_dir, k))
+        except (OSError, KeyError, ValueError, TypeError) as e:
+            print("lab: %s: no figures for %s: %r" % (scn.name, k, e))
+            rows.append({"qdisc": k, "failed": True})
+    md = ""
+    for test in scn.tests:
+        md += ("### %s: %s, %d s of load after %d s idle, measured from %d "
+               "to %d s\n\n" % (scn.name, test, scn.secs, scn.delay,
+                                scn.delay + scn.warmup, scn.delay + scn.secs))
+        md += table(scn, rows, test) + "\n"
+    with open(os.path.join(out, "table.md"), "w") as fh:
+        fh.write(md)
+    with open(os.path.join(out, "summary.json"), "w") as fh:
+        json.dump({"scenario": scn.name, "key": scn.name, "short": short,
+                   "title": scn.title, "flent": True, "tests": scn.tests,
+                   "secs": scn.secs, "delay": scn.delay,
+                   "warmup": scn.warmup, "rows": rows}, fh, indent=1)
+    print()
+    print(md, flush=True)
+
+
+# --- the host's side: flent's plots ---------------------------------------------
+
+def plot(out):
+    """Per qdisc and test flent's all_scaled (download, upload, ping over
+    time), and per test the ICMP ping CDF of every qdisc in one plot."""
+    with open(os.path.join(out, "summary.json")) as fh:
+        summary = json.load(fh)
+    raw_dir = os.path.join(out, "raw")
+    rc = 0
+    for test in summary["tests"]:
+        files = []
+        for row in summary["rows"]:
+            f = os.path.join(raw_dir, "%s.%s.flent.gz" % (row["qdisc"], test))
+            if row.get("failed") or not os.path.exists(f):
+                continue
+            files.append(f)
+            png = os.path.join(out, "%s.%s.png" % (row["qdisc"], test))
+            rc |= subprocess.run(["flent", "-i", f, "-p", "all_scaled",
+                                  "-o", png], stdout=subprocess.DEVNULL
+                                 ).returncode
+        if files:
+            args = ["flent", "-p", "icmp_cdf", "-o",
+                    os.path.join(out, "%s.icmp_cdf.png" % test)]
+            for f in files:
+                args += ["-i", f]
+            rc |= subprocess.run(args, stdout=subprocess.DEVNULL).returncode
+    return rc
+
+
+def main_host(argv):
+    if len(argv) != 3 or argv[1] not in ("summary", "plot"):
+        sys.exit("usage: rrul.py summary|plot DIR")
+    out = argv[2]
+    with open(os.path.join(out, "summary.json")) as fh:
+        summary = json.load(fh)
+    if argv[1] == "plot":
+        return plot(out)
+    scn = scenarios.get(summary["key"], summary["short"])
+    write(scn, [r["qdisc"] for r in summary["rows"]], out, summary["short"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_host(sys.argv))
