@@ -26,6 +26,9 @@
 #                 kernel build)
 # make demo       the flagship experiment (lab scenario 1, every qdisc) in
 #                 the test VM; tools/lab runs any scenario
+# make rrul       flent's rrul and rrul_be through fq_codel, cake, pfifo
+#                 and DFS (lab scenario rrul, both ways shaped) in the
+#                 test VM: results/rrul/ (needs make deps: flent, netperf)
 # make bench      per-packet cost and memory at 1 to 1M flows against the
 #                 kernel's qdiscs, in guest instructions (test VM):
 #                 results/bench/table.md and pps.png;
@@ -76,7 +79,7 @@ endif
 # Where Debian's tc looks for q_*.so plugins (LIBDIR/tc).
 TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
-.PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo \
+.PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo rrul \
 	bench bench-hishape install clean checkpatch kernels build-kernels check-kernels \
 	kernel-known test-modules deb check-dkms tc-patches check-tc-patches \
 	upstream check-upstream
@@ -186,6 +189,9 @@ check-debug: tc
 
 demo: modules tc
 	tools/lab --scenario 1
+
+rrul: modules tc
+	tools/lab --scenario rrul
 
 # Debian's python3, where make deps installs matplotlib (a pyenv python3
 # may come first on PATH).
