@@ -18,6 +18,8 @@ figures are read from them:
                   over the measured window
   TCP down/up     flent's sum of the 4 flows each way (netperf's interim
                   results), mean over the measured window, Mbit/s
+  guest CPU busy  the test VM's CPUs over the whole flent run: near 100%
+                  the emulator, not the qdisc, sets the figures
 
 Guest side: run.py --scenario rrul calls main().  Host side:
 
@@ -93,12 +95,20 @@ def tc_stats(run):
     return out
 
 
+def cpu_times():
+    """The guest's CPU time so far, busy and all, in ticks."""
+    with open("/proc/stat") as fh:
+        t = [int(x) for x in fh.readline().split()[1:]]
+    return t[0] + t[1] + t[2] + t[5] + t[6] + t[7], sum(t[:8])
+
+
 def flent_one(run, scn, kind, test, raw_dir):
     """Run TEST from the client; its data file as raw/KIND.TEST.flent.gz."""
     tmp = os.path.join(raw_dir, "%s.%s.tmp" % (kind, test))
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     log = os.path.join(raw_dir, "%s.%s.log" % (kind, test))
+    busy0, all0 = cpu_times()
     with open(log, "w") as fh:
         r = subprocess.run(["ip", "netns", "exec", run.ns(CLIENT), "flent",
                             test, "-H", SERVER_IP, "-l", str(scn.secs),
@@ -106,6 +116,7 @@ def flent_one(run, scn, kind, test, raw_dir):
                             "-t", kind, "-D", tmp],
                            stdout=fh, stderr=subprocess.STDOUT,
                            timeout=scn.secs + 2 * scn.delay + 300)
+    busy1, all1 = cpu_times()
     files = glob.glob(os.path.join(tmp, "*.flent.gz"))
     if r.returncode or not files:
         tail = open(log).read()[-600:]
@@ -115,7 +126,7 @@ def flent_one(run, scn, kind, test, raw_dir):
     dst = os.path.join(raw_dir, "%s.%s.flent.gz" % (kind, test))
     shutil.move(files[0], dst)
     shutil.rmtree(tmp, ignore_errors=True)
-    return os.path.basename(dst)
+    return os.path.basename(dst), (busy1 - busy0) / max(1, all1 - all0)
 
 
 def main(run, scn, kinds, out, short):
@@ -145,8 +156,9 @@ def main(run, scn, kinds, out, short):
                     print("lab: %s [%d/%d] %s: %s, %d s" % (
                         scn.name, i, len(kinds), kind, test,
                         scn.secs + 2 * scn.delay), flush=True)
-                    f = flent_one(run, scn, kind, test, raw_dir)
-                    rec["tests"][test] = {"file": f, "tc": tc_stats(run)}
+                    f, busy = flent_one(run, scn, kind, test, raw_dir)
+                    rec["tests"][test] = {"file": f, "tc": tc_stats(run),
+                                          "cpu_busy": busy}
             except (subprocess.CalledProcessError, subprocess.TimeoutExpired,
                     RuntimeError, OSError) as e:
                 print("lab: %s: %s failed: %s" % (scn.name, kind, e),
@@ -227,6 +239,7 @@ def summarize(scn, raw_dir, kind):
     for test, t in rec["tests"].items():
         row[test] = figures(scn, os.path.join(raw_dir, t["file"]))
         row[test]["drops"] = drops(t["tc"])
+        row[test]["guest_cpu_busy"] = t.get("cpu_busy")
     return row
 
 
@@ -236,19 +249,22 @@ def fmt(x, f="%.1f"):
 
 def table(scn, rows, test):
     lines = ["| qdisc | ICMP ping p50 / p99 ms | UDP ping p50 / p99 ms "
-             "| TCP down Mbit/s | TCP up Mbit/s | drops down / up |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| TCP down Mbit/s | TCP up Mbit/s | drops down / up "
+             "| guest CPU busy |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         f = r.get(test)
         if r.get("failed") or not f:
-            lines.append("| %s | failed | | | | |" % r["qdisc"])
+            lines.append("| %s | failed | | | | | |" % r["qdisc"])
             continue
         d = f["drops"]
-        lines.append("| %s | %s / %s | %s / %s | %s | %s | %s / %s |" % (
+        busy = f.get("guest_cpu_busy")
+        lines.append("| %s | %s / %s | %s / %s | %s | %s | %s / %s | %s |" % (
             r["qdisc"], fmt(f["icmp_p50_ms"]), fmt(f["icmp_p99_ms"]),
             fmt(f["udp_p50_ms"]), fmt(f["udp_p99_ms"]),
             fmt(f["down_mbps"], "%.2f"), fmt(f["up_mbps"], "%.2f"),
-            fmt(d.get("down"), "%d"), fmt(d.get("up"), "%d")))
+            fmt(d.get("down"), "%d"), fmt(d.get("up"), "%d"),
+            "-" if busy is None else "%.0f%%" % (100 * busy)))
     return "\n".join(lines) + "\n"
 
 
