@@ -25,9 +25,9 @@ run in the same DIR, and make the table of all of them.
 dfs variant run): by default its classification against the ground truth
 (every attack flow marked malicious at some point, no other flow ever
 marked); scenario 3b: the hog host held to its share, not starved;
-scenario 3u: the flood under 5% of the link; scenario 6 (with --baseline,
-the same qdiscs' run of 6n): CPR holds the attack off (check_shrew).  Exit
-1 if not.
+scenario 3u: the flood under 5% of the link; scenarios 6 and 6b (with
+--baseline, the same qdiscs' run of 6n): CPR holds the attack off
+(check_shrew).  Exit 1 if not.
 """
 import argparse
 import ctypes
@@ -482,8 +482,8 @@ def check_flood(scn, raw, kind):
 def check_shrew(scn, raw, kind, runs=None, baseline=None):
     """--check, scenario 6: through KIND, TCP keeps at least 90%
     of its goodput without the attack (BASELINE: summary.json of 6n run
-    with the same qdisc), at least 3 in 4 attackers are listed while the
-    attack runs, no other flow ever is, for its CPR or for its rate; and
+    with the same qdisc), every attacker is listed while the attack
+    runs, no other flow ever is, for its CPR or for its rate; and
     pfifo, run beside it under the same attack, leaves TCP less (the
     attack works)."""
     if not baseline or kind not in baseline:
@@ -507,7 +507,7 @@ def check_shrew(scn, raw, kind, runs=None, baseline=None):
             % (scn.name, kind, r["tcp_mean_kbps"], kept, base, listed, n,
                ",".join("s%d" % h for h in cpr_fp) or "none",
                ",".join("s%d" % h for h in rate_fp) or "none"))
-    ok = kept >= 0.9 and 4 * listed >= 3 * n and not cpr_fp and not rate_fp
+    ok = kept >= 0.9 and listed == n and not cpr_fp and not rate_fp
     if runs and runs.get("pfifo"):
         pf = metrics.summarize(scn, runs["pfifo"])["tcp_mean_kbps"]
         line += "; pfifo leaves TCP %.0f (%.2f)" % (pf, pf / base)
