@@ -435,11 +435,25 @@ def check_marking(scn, raw):
     return ok
 
 
+def check_cpr_tcp(scn, raw, kind):
+    """No TCP host (a hog's too) held for its CPR, on by default."""
+    tcp = {host_ip(f.host) for f in scn.flows if f.proto == "tcp"}
+    held = set()
+    for s in raw["samples"]:
+        held.update(s.get("cpr", []))
+    bad = sorted(held & tcp)
+    for ip in bad:
+        print("FAIL: %s: %s: TCP host %s held for its CPR"
+              % (scn.name, kind, ip))
+    return not bad
+
+
 def check_hog(scn, raw, kind):
     """--check, scenario 3b: the host with many connections is
     held to its share, not cut off: over every whole 5 s window of the
     measured period it gets at least half the goodput of the median other
-    host, and Jain's index between hosts is at least 0.9."""
+    host, Jain's index between hosts is at least 0.9, and no host is held
+    for its CPR."""
     hog = scn.flows_of(scenarios.ATTACK)[0]
     others = [f for f in scn.flows if f.proto == "tcp" and f is not hog]
     per_sec = {id(f): metrics.series(scn, raw, f) for f in [hog] + others}
@@ -458,6 +472,7 @@ def check_hog(scn, raw, kind):
             ok = False
         else:
             print("INFO: " + line)
+    ok = check_cpr_tcp(scn, raw, kind) and ok
     jain = metrics.summarize(scn, raw)["jain"]
     if jain is None or jain < 0.9:
         print("FAIL: %s: %s: Jain's index between hosts %s < 0.9"
@@ -470,13 +485,14 @@ def check_hog(scn, raw, kind):
 
 
 def check_flood(scn, raw, kind):
-    """--check, scenario 3u: the flood gets under 5% of the link."""
+    """--check, scenario 3u: the flood gets under 5% of the link, and
+    no TCP host is held for its CPR."""
     got = sum(metrics.rate(scn, raw, f) for f in scn.flows_of(scenarios.ATTACK))
     ok = got < 0.05 * scenarios.LINK_BPS
     print("%s: %s: %s: the flood got %.0f kbit/s%s"
           % ("PASS" if ok else "FAIL", scn.name, kind, got / 1000,
              "" if ok else ", not under 5% of the link"))
-    return ok
+    return check_cpr_tcp(scn, raw, kind) and ok
 
 
 def check_shrew(scn, raw, kind, runs=None, baseline=None):
