@@ -39,7 +39,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qdiscs                   # noqa: E402
 import scenarios                # noqa: E402
-from scenarios import LINK_RATE  # noqa: E402
+from metrics import fmt, pct    # noqa: E402
 
 CLIENT, SERVER = "s1", "rcv"
 SERVER_IP = "10.0.0.2"
@@ -51,11 +51,7 @@ DEVS = {"up": "r-out", "down": "r-s1"}
 
 def setup(run, scn):
     """One sender, the base RTT on the hosts' veths, the servers."""
-    run.topo_cleanup()
-    env = dict(os.environ, NS_PREFIX=run.PREFIX)
-    run.sh(["bash", "-c", 'source "$1/lib.sh"; trap : EXIT; '
-            'setup_topology 1', "lab",
-            os.path.join(os.path.dirname(run.TOOLS), "selftests")], env=env)
+    run.topology(1)
     # The server sends the download: MTU-sized packets, as s1's eth0
     # sends (setup_topology), not GSO bursts.
     run.in_ns(SERVER, ["ip", "link", "set", "dev", "eth0", "gso_max_segs",
@@ -75,24 +71,14 @@ def shape(run, kind):
     for dev in DEVS.values():
         run.in_ns("r", ["tc", "qdisc", "del", "dev", dev, "root"],
                   check=False, stderr=subprocess.DEVNULL)
-        cmds = ["qdisc add dev %s root handle 1: tbf rate %s burst 32k "
-                "latency 50ms" % (dev, LINK_RATE)]
-        cmds += qdiscs.commands(kind, dev)
-        run.tc_batch("r", cmds)
+        cmds = qdiscs.commands(kind, dev)
+        run.bottleneck(dev, cmds)
         spec += cmds
     return spec
 
 
 def tc_stats(run):
-    out = {}
-    for way, dev in DEVS.items():
-        r = run.in_ns("r", ["tc", "-j", "-s", "qdisc", "show", "dev", dev],
-                      capture_output=True, text=True, check=False)
-        try:
-            out[way] = json.loads(r.stdout)
-        except ValueError:
-            out[way] = []
-    return out
+    return {way: run.qdisc_json(dev) for way, dev in DEVS.items()}
 
 
 def cpu_times():
@@ -175,13 +161,6 @@ def main(run, scn, kinds, out, short):
 
 # --- figures from flent's data files -------------------------------------------
 
-def pct(values, p):
-    if not values:
-        return None
-    v = sorted(values)
-    return v[min(len(v) - 1, max(0, int(-(-p * len(v) // 100)) - 1))]
-
-
 def t0_of(data):
     t0 = data["metadata"]["T0"].rstrip("Z")
     return datetime.datetime.fromisoformat(t0).replace(
@@ -243,10 +222,6 @@ def summarize(scn, raw_dir, kind):
     return row
 
 
-def fmt(x, f="%.1f"):
-    return "-" if x is None else f % x
-
-
 def table(scn, rows, test):
     lines = ["| qdisc | ICMP ping p50 / p99 ms | UDP ping p50 / p99 ms "
              "| TCP down Mbit/s | TCP up Mbit/s | drops down / up "
@@ -260,8 +235,9 @@ def table(scn, rows, test):
         d = f["drops"]
         busy = f.get("guest_cpu_busy")
         lines.append("| %s | %s / %s | %s / %s | %s | %s | %s / %s | %s |" % (
-            r["qdisc"], fmt(f["icmp_p50_ms"]), fmt(f["icmp_p99_ms"]),
-            fmt(f["udp_p50_ms"]), fmt(f["udp_p99_ms"]),
+            r["qdisc"], fmt(f["icmp_p50_ms"], "%.1f"),
+            fmt(f["icmp_p99_ms"], "%.1f"),
+            fmt(f["udp_p50_ms"], "%.1f"), fmt(f["udp_p99_ms"], "%.1f"),
             fmt(f["down_mbps"], "%.2f"), fmt(f["up_mbps"], "%.2f"),
             fmt(d.get("down"), "%d"), fmt(d.get("up"), "%d"),
             "-" if busy is None else "%.0f%%" % (100 * busy)))

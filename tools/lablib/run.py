@@ -200,13 +200,25 @@ def topo_cleanup():
            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def setup(scn):
-    """selftests/lib.sh's topology, the access-link delays, the web servers."""
+def topology(hosts):
+    """selftests/lib.sh's topology with HOSTS senders, afresh."""
     topo_cleanup()
     env = dict(os.environ, NS_PREFIX=PREFIX)
     sh(["bash", "-c", 'source "$1/lib.sh"; trap : EXIT; setup_topology "$2"',
         "lab", os.path.join(os.path.dirname(TOOLS), "selftests"),
-        str(scn.hosts)], env=env)
+        str(hosts)], env=env)
+
+
+def bottleneck(dev, spec):
+    """The lab's 10 Mbit/s TBF on DEV, the qdisc under test (SPEC, its tc
+    commands) its child."""
+    tc_batch("r", ["qdisc add dev %s root handle 1: tbf rate %s burst 32k "
+                   "latency 50ms" % (dev, LINK_RATE)] + spec)
+
+
+def setup(scn):
+    """selftests/lib.sh's topology, the access-link delays, the web servers."""
+    topology(scn.hosts)
     # netem on both directions of each access link: the data on the
     # sender's egress, the ACKs on the router's egress towards it.
     for h, d in sorted(scn.delays.items()):
@@ -231,8 +243,8 @@ def setup(scn):
 
 # --- one run -----------------------------------------------------------------
 
-def qdisc_json():
-    out = in_ns("r", ["tc", "-j", "-s", "qdisc", "show", "dev", DEV],
+def qdisc_json(dev=DEV):
+    out = in_ns("r", ["tc", "-j", "-s", "qdisc", "show", "dev", dev],
                 capture_output=True, text=True, check=False).stdout
     try:
         return json.loads(out)
@@ -278,8 +290,7 @@ def run_one(scn, kind, idx, total, raw_dir, ranges):
     if kind in qdiscs.NFT:
         in_ns("r", ["nft", "-f", "-"], input=qdiscs.NFT[kind](scn), text=True)
     spec = qdiscs.commands(kind, DEV, ranges)
-    tc_batch("r", ["qdisc add dev %s root handle 1: tbf rate %s burst 32k "
-                   "latency 50ms" % (DEV, LINK_RATE)] + spec)
+    bottleneck(DEV, spec)
     tmp = os.path.join(raw_dir, kind + ".tmp")
     subprocess.run(["rm", "-rf", tmp], check=False)
     os.makedirs(tmp)
