@@ -42,14 +42,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 # The lab's queue monitor (tools/lablib/qmon.py) holds the netlink dumps.
 from qmon import (DFS_FLOW_MALICIOUS, DFS_XSTATS_CLASS,  # noqa: E402
                   RTM_GETQDISC, RTM_GETTCLASS, RTM_GETTFILTER, TC_H_ROOT,
-                  TCA_OPTIONS, TCA_XSTATS, Dumper, attrs, kind, stats2)
+                  TCA_OPTIONS, TCA_STATS_BASIC, TCA_XSTATS, Dumper, attrs,
+                  kind, stats2)
+# tc's handle syntax, as tools/nlqdisc.py parses it for the kernel.
+from nlqdisc import handle as parse_handle  # noqa: E402
 
 DFS_FLOW_TRENDING = 0x2  # include/uapi/linux/pkt_sched_dfs.h
 # include/uapi/linux/pkt_cls_lrufq.h: TCA_LRUFQ_FLOWS, struct tc_lrufq_flow
 TCA_LRUFQ_FLOWS, LRUFQ_FLOW_SIZE, LRUFQ_FLOW_HIGH = 10, 56, 0x1
 # include/uapi/linux/pkt_cls.h, pkt_sched.h, gen_stats.h
 TCA_FLOWER_ACT, TCA_FLOWER_KEY_IPV4_SRC, TCA_FLOWER_KEY_IPV6_SRC = 3, 10, 14
-TCA_ACT_STATS, TCA_STATS_BASIC = 4, 1
+TCA_ACT_STATS = 4
 TC_H_INGRESS_PARENT = 0xFFFFFFF2        # clsact or ingress, ingress side
 
 
@@ -136,12 +139,6 @@ class Sampler(Dumper):
                     nbytes += struct.unpack_from("=Q", basic)[0]
             out.append("%s=%d" % (src, nbytes))
         return " ".join(out)
-
-
-def parse_handle(h):
-    """A tc handle ("10:", "1:2") as a u32."""
-    major, _, minor = h.partition(":")
-    return int(major, 16) << 16 | int(minor or "0", 16)
 
 
 def main():
