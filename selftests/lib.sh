@@ -271,25 +271,27 @@ gate_open()
 # judged on its samples, not on tc execs, which take seconds under load.
 # rx_sampler_start OUTFILE: the same in rcv, of what rcv receives from
 # each sender (rx_meter_setup first): "SRC=BYTES" per sender.
-qdisc_sampler_start()
+# sampler_start NS DEV OUTFILE SAMPLER_ARGS...: either, anywhere.
+sampler_start()
 {
-	local out=$1
-	shift
+	local ns=$1 dev=$2 out=$3
+	shift 3
 
 	gate_arm
-	in_ns r python3 -S "$(dirname "${BASH_SOURCE[0]}")/../tools/qdisc_sample.py" \
-		--dev "$R_OUT" --out "$out" --time 3600 "$@" \
+	in_ns "$ns" python3 -S "$(dirname "${BASH_SOURCE[0]}")/../tools/qdisc_sample.py" \
+		--dev "$dev" --out "$out" --time 3600 "$@" \
 		--ready "${GATE_ARGS[1]}" &
 	SAMPLER_PIDS+=($!)
 }
 
+qdisc_sampler_start()
+{
+	sampler_start r "$R_OUT" "$@"
+}
+
 rx_sampler_start()
 {
-	gate_arm
-	in_ns rcv python3 -S "$(dirname "${BASH_SOURCE[0]}")/../tools/qdisc_sample.py" \
-		--dev eth0 --out "$1" --time 3600 --ingress --interval 0.2 \
-		--ready "${GATE_ARGS[1]}" &
-	SAMPLER_PIDS+=($!)
+	sampler_start rcv eth0 "$1" --ingress --interval 0.2
 }
 
 qdisc_sampler_stop()
