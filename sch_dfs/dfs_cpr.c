@@ -51,19 +51,42 @@ static u32 dfs_cpr_clear(u64 *ring, u32 first, u64 n)
 	return set;
 }
 
-/* The defaults, the paper's (Kieu et al., Fig. 7): fixed tau 0.6. */
+/*
+ * The defaults (dfs_cpr.h says why each): adaptive tau as Kieu et al.'s
+ * but for its floor, surges as the signal, the period from the link's
+ * rate.  tau, the fixed one, is the paper's 0.6 (Fig. 7).
+ */
 void dfs_cpr_params_init(struct dfs_cpr_params *p)
 {
 	*p = (struct dfs_cpr_params){
-		.period_ns	= NSEC_PER_MSEC,
+		.period_ns	= 0,
 		.tau		= TC_DFS_ONE * 3 / 5,
 		.alpha		= TC_DFS_ONE * 6 / 100,
 		.beta		= TC_DFS_ONE * 15 / 1000,
-		.tau_min	= TC_DFS_ONE / 5,
+		.tau_min	= TC_DFS_ONE * 3 / 5,
 		.tau_max	= TC_DFS_ONE * 4 / 5,
-		.min_packets	= 16,
-		.signal		= TC_DFS_CPR_SIGNAL_DROPS,
+		.min_packets	= 64,
+		.signal		= TC_DFS_CPR_SIGNAL_SURGES,
+		.adaptive	= true,
 	};
+}
+
+/*
+ * The period for a link of @rate bytes/s: DFS_CPR_PERIOD_FRAMES
+ * full-sized frames at that rate, rounded up to a whole millisecond,
+ * within DFS_CPR_PERIOD_MIN_NS and DFS_CPR_PERIOD_MAX_NS (the shortest
+ * while the rate is not known).
+ */
+u64 dfs_cpr_derive_period(u64 rate)
+{
+	u64 ms;
+
+	if (!rate)
+		return DFS_CPR_PERIOD_MIN_NS;
+	ms = div64_u64((u64)DFS_CPR_PERIOD_FRAMES * DFS_CPR_FRAME *
+		       MSEC_PER_SEC + rate - 1, rate);
+	return clamp_t(u64, ms * NSEC_PER_MSEC, DFS_CPR_PERIOD_MIN_NS,
+		       DFS_CPR_PERIOD_MAX_NS);
 }
 
 void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
@@ -71,38 +94,66 @@ void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 {
 	memset(c, 0, sizeof(*c));
 	c->cur_start = now;
+	c->period_ns = p->period_ns ? p->period_ns : dfs_cpr_derive_period(0);
+	c->period_next = c->period_ns;
 	c->tau = p->adaptive ? p->tau_max : p->tau;
 	c->surge_bytes = U64_MAX;
 }
 
 /*
- * The link sends @rate bytes/s: a period is a surge when more than
- * DFS_CPR_SURGE_HALVES / 2 periods' worth of that come in it (and, as
- * the signal, more than DFS_CPR_SURGE_MIN_BYTES).  Unknown (0), nothing
- * is a surge.  One division, when the rate or the parameters change.
+ * A period is a surge when more than DFS_CPR_SURGE_HALVES / 2 periods'
+ * worth of the link's rate come in it (and, as the signal, more than
+ * DFS_CPR_SURGE_MIN_BYTES).  Unknown (0), nothing is a surge.
  */
-void dfs_cpr_set_link(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
-		      u64 rate)
+static void dfs_cpr_set_surge(struct dfs_cpr_clock *c,
+			      const struct dfs_cpr_params *p)
 {
 	u64 bytes;
 
-	c->link_rate = rate;
-	if (!rate) {
+	if (!c->link_rate) {
 		c->surge_bytes = U64_MAX;
 		return;
 	}
-	bytes = mul_u64_u64_div_u64(rate, p->period_ns * DFS_CPR_SURGE_HALVES,
+	bytes = mul_u64_u64_div_u64(c->link_rate,
+				    c->period_ns * DFS_CPR_SURGE_HALVES,
 				    2 * NSEC_PER_SEC);
 	if (p->signal == TC_DFS_CPR_SIGNAL_SURGES)
 		bytes = max_t(u64, bytes, DFS_CPR_SURGE_MIN_BYTES);
 	c->surge_bytes = bytes;
 }
 
+/* Whether @rate is a quarter or more off @from (0: nothing yet). */
+static bool dfs_cpr_rate_moved(u64 from, u64 rate)
+{
+	return !from || rate * 4 <= from * 3 || rate * 4 >= from * 5;
+}
+
+/*
+ * The link sends @rate bytes/s: the surge threshold follows, and a
+ * derived period (cpr_period auto) from the next period on, if the rate
+ * moved a quarter or more from the one it was derived from: a measured
+ * rate jitters, and a period that changed with it would judge a TCP
+ * flow's packets against a moving scale.  An unknown rate keeps the
+ * period.  One division when the rate changes, another when the period
+ * does.
+ */
+void dfs_cpr_set_link(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
+		      u64 rate)
+{
+	c->link_rate = rate;
+	if (!p->period_ns && rate && dfs_cpr_rate_moved(c->period_rate, rate)) {
+		c->period_rate = rate;
+		c->period_next = dfs_cpr_derive_period(rate);
+	}
+	dfs_cpr_set_surge(c, p);
+}
+
 /*
  * New parameters @p, where @old were: a fixed tau is taken as it is, an
  * adaptive one kept within its new bounds, or started at tau_max if it
  * was fixed.  The clock and the flows' counts go on; the period in
- * progress (closed by @old, dfs_cpr_tick()) takes the new length.
+ * progress (closed by @old, dfs_cpr_tick()) takes the new length, the
+ * operator's or derived from the link's rate.
  */
 void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,
 		    const struct dfs_cpr_params *p)
@@ -113,7 +164,15 @@ void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,
 		c->tau = p->tau_max;
 	else
 		c->tau = clamp_t(u32, c->tau, p->tau_min, p->tau_max);
+	if (p->period_ns) {
+		c->period_next = p->period_ns;
+	} else if (old->period_ns) {
+		c->period_rate = 0;
+		c->period_next = dfs_cpr_derive_period(0);
+	}
 	dfs_cpr_set_link(c, p, c->link_rate);
+	c->period_ns = c->period_next;
+	dfs_cpr_set_surge(c, p);
 }
 
 static u32 dfs_cpr_tau_step(u32 tau, const struct dfs_cpr_params *p,
@@ -144,7 +203,7 @@ void dfs_cpr_advance(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 	bool congested, surge;
 	u64 k;
 
-	k = div64_u64(now - c->cur_start, p->period_ns);
+	k = div64_u64(now - c->cur_start, c->period_ns);
 	surge = c->arrived > c->surge_bytes;
 	if (surge) {
 		dfs_cpr_set_bit(c->surge, c->cur);
@@ -172,7 +231,12 @@ void dfs_cpr_advance(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 	c->recent -= dfs_cpr_clear(c->ring, c->cur + 1, k);
 	dfs_cpr_clear(c->surge, c->cur + 1, k);
 	c->cur += (u32)k;
-	c->cur_start += k * p->period_ns;
+	c->cur_start += k * c->period_ns;
+	/* a new derived length starts with a period (dfs_cpr_set_link()) */
+	if (unlikely(c->period_next != c->period_ns)) {
+		c->period_ns = c->period_next;
+		dfs_cpr_set_surge(c, p);
+	}
 }
 
 /* The qdisc dropped or marked a packet in the current period (undone at

@@ -100,6 +100,36 @@
  * it holds at least one whole burst.  A rate (under an eighth of a fair
  * rate) let attackers 1 to 2 s apart go (the lab's sweep).
  *
+ * The defaults hold on any link without tuning because the one setting
+ * that belongs to the link, the period, is derived from its rate
+ * (cpr_period auto, dfs_cpr_derive_period()): DFS_CPR_PERIOD_FRAMES
+ * full-sized frames at the rate DFS is given or measures, in whole
+ * milliseconds, so that a period is the same unit of the link's work at
+ * 10 Mbit/s (10 ms) as at 100 Mbit/s (1 ms), and a surge the same
+ * excess of it.  Shorter, a period holds under a frame, and a few
+ * packets back to back are a surge; longer, an attack's burst fills
+ * fewer periods and TCP's calm ones between them blur in.  It is
+ * floored at 1 ms, so the ring spans a second, as a hold does, and the
+ * period count wraps only after weeks; from about 100 Mbit/s on, a
+ * period holds more frames, and a surge is a larger and surer excess.
+ * Until the rate is known (nothing sent from a backlog yet) the period is
+ * 1 ms and nothing is a surge: nothing is judged, and an attack, which
+ * congests the link, makes DFS measure it.  The others are the flow's,
+ * not the link's: a period of eight frames makes the surge statistics
+ * the same everywhere, and the verdict is about a flow's packets.
+ * Surges as the signal, since drops fall on TCP wherever TCP alone keeps
+ * the link busy (above).  tau_min 0.6: over half, so an even flow,
+ * whose CPR is the share of periods that are surges, is not judged
+ * unless an attack surges in more than half of them, which no attack
+ * under a fair rate does beside a few flows (and the calm share test
+ * holds TCP, which sends more between the bursts).  64 packets before a
+ * verdict: a CPR of a third over 64 packets is within 0.06 of it (one
+ * standard deviation), clear of 0.6, where over 16 it is 0.12; and an
+ * attacker of scenario 6 (ten packets a burst) is judged within seven
+ * bursts, before Algorithm 3, which counts the attackers in n until
+ * they are held, takes TCP's share for too much.  A period the operator
+ * sets is kept whatever the rate.
+ *
  * Eight bytes a flow.  The period of a flow's last packet is also when it
  * was last seen, which prune asks (dfs_cpr_idle_before()).
  */
@@ -125,6 +155,14 @@
 #define DFS_CPR_FRAME		1514
 /* and, with cpr_signal surges, more than eight of them */
 #define DFS_CPR_SURGE_MIN_BYTES	(8 * DFS_CPR_FRAME)
+/* A period derived from the link (cpr_period auto) holds this many
+ * full-sized frames at its rate, in whole milliseconds, from
+ * DFS_CPR_PERIOD_MIN_NS (the ring then spans a second) to
+ * DFS_CPR_PERIOD_MAX_NS; DFS_CPR_PERIOD_MIN_NS until the rate is known.
+ */
+#define DFS_CPR_PERIOD_FRAMES	8
+#define DFS_CPR_PERIOD_MIN_NS	NSEC_PER_MSEC
+#define DFS_CPR_PERIOD_MAX_NS	NSEC_PER_SEC
 /* By surges, a suspect sends under 1 / this of the link's calm share of
  * periods in calm ones (dfs_cpr_suspect()).
  */
@@ -143,7 +181,7 @@
 #define DFS_CPR_HOLD_NS		NSEC_PER_SEC
 
 struct dfs_cpr_params {
-	u64	period_ns;	/* sampling period */
+	u64	period_ns;	/* sampling period; 0: from the link's rate */
 	u32	tau;		/* fixed tau; TC_DFS_ONE = 1.0 */
 	u32	alpha;		/* adaptive tau's fall per congested period */
 	u32	beta;		/* its climb per calm period */
@@ -156,6 +194,9 @@ struct dfs_cpr_params {
 
 struct dfs_cpr_clock {
 	u64	cur_start;	/* ns: start of period cur */
+	u64	period_ns;	/* the length of period cur */
+	u64	period_next;	/* and of the periods after it */
+	u64	period_rate;	/* the link rate period_next is derived from */
 	u32	cur;		/* index of the current period */
 	u32	tau;		/* TC_DFS_ONE = 1.0 */
 	u64	periods;	/* periods closed */
@@ -180,6 +221,7 @@ struct dfs_cpr_flow {
 };
 
 void dfs_cpr_params_init(struct dfs_cpr_params *p);
+u64 dfs_cpr_derive_period(u64 rate);
 void dfs_cpr_init(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 		  u64 now);
 void dfs_cpr_retune(struct dfs_cpr_clock *c, const struct dfs_cpr_params *old,
@@ -201,7 +243,7 @@ bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 static inline void dfs_cpr_tick(struct dfs_cpr_clock *c,
 				const struct dfs_cpr_params *p, u64 now)
 {
-	if (now >= c->cur_start + p->period_ns)
+	if (now >= c->cur_start + c->period_ns)
 		dfs_cpr_advance(c, p, now);
 }
 

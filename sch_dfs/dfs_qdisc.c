@@ -34,14 +34,15 @@
  *
  * A low-rate ("shrew") attack sends bursts in step with other attackers
  * and stays under a fair rate on average, so Algorithm 3 never sees it.
- * With "cpr", each flow's congestion participation rate is kept too
- * (dfs_cpr.c: the share of its packets that came in 1 ms periods in
- * which DFS dropped or marked a packet, or with "cpr_signal surges", in
- * which more came than the link can send, without the one flow that
- * brought most) and a flow whose CPR is over tau is dropped before it
- * takes buffer space, as a malicious one is, until its CPR falls back
- * under tau.  tau is fixed, or adapts (Kieu et al.): low while the link
- * is congested, high when it is calm.  A held flow's packets count as
+ * So each flow's congestion participation rate is kept too (dfs_cpr.c:
+ * the share of its packets that came in periods in which more came than
+ * the link can send, without the one flow that brought most, or with
+ * "cpr_signal drops", in which DFS dropped or marked a packet; a period
+ * holds eight full-sized frames at the link's rate, and at least 1 ms)
+ * and, unless "nocpr", a flow whose CPR is over tau is dropped before
+ * it takes buffer space, as a malicious one is, until its CPR falls
+ * back under tau.  tau is fixed, or adapts (Kieu et al.): low while the
+ * link is congested, high when it is calm.  A held flow's packets count as
  * congested in the periods its arrivals and the others' would have
  * swamped the link (a surge), so a flow held in an attack's step stays
  * held while the attack goes on.
@@ -962,8 +963,9 @@ static const struct netlink_range_validation dfs_interval_range = {
 	.min = USEC_PER_MSEC, .max = 10 * USEC_PER_SEC,
 };
 
+/* 0 (from the link's rate) or 1 ms to 1 s: dfs_config_check() */
 static const struct netlink_range_validation dfs_cpr_period_range = {
-	.min = USEC_PER_MSEC, .max = USEC_PER_SEC,
+	.min = 0, .max = USEC_PER_SEC,
 };
 
 static const struct netlink_range_validation dfs_cpr_min_packets_range = {
@@ -1157,6 +1159,11 @@ static int dfs_config_check(const struct dfs_config *c,
 		NL_SET_ERR_MSG_MOD(extack, "target must be below interval");
 		return -EINVAL;
 	}
+	if (c->cpr.period_ns && c->cpr.period_ns < NSEC_PER_MSEC) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "cpr_period must be 0 (auto) or from 1ms to 1s");
+		return -EINVAL;
+	}
 	if (c->cpr.tau_min > c->cpr.tau_max) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "cpr_tau_min must not be above cpr_tau_max");
@@ -1236,13 +1243,19 @@ static void dfs_cpr_release(struct dfs_sched_data *q)
 	}
 }
 
-/* New CPR parameters: the clock closes its periods by the old ones. */
+/* New CPR parameters: the clock closes its periods by the old ones.  A
+ * bandwidth given counts at once (dfs_enqueue() gives the rate too), so
+ * the period derived from it is in force, and shown, before a packet.
+ */
 static void dfs_cpr_change(struct dfs_sched_data *q, const struct dfs_config *c)
 {
 	struct dfs_cpr_params old = q->cpr_params;
+	u64 rate = c->params.bandwidth;
 
 	dfs_cpr_tick(&q->cpr_clock, &old, ktime_get_ns());
 	dfs_cpr_params_set(&q->cpr_params, &c->cpr);
+	dfs_cpr_link(&q->cpr_clock, &q->cpr_params,
+		     rate ? rate : q->meter.deq_rate);
 	dfs_cpr_retune(&q->cpr_clock, &old, &q->cpr_params);
 	if (c->cpr_mode == TC_DFS_CPR_OFF && q->cpr_mode != TC_DFS_CPR_OFF)
 		dfs_cpr_release(q);
@@ -1370,7 +1383,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->fq_params.mtu = psched_mtu(qdisc_dev(sch));
 	q->fq_params.ecn = q->ecn;
 	q->flow_cachep = dfs_flow_fq_cachep;
-	q->cpr_mode = TC_DFS_CPR_OFF;
+	q->cpr_mode = TC_DFS_CPR_ADAPTIVE;
 	dfs_cpr_params_init(&q->cpr_params);
 	dfs_cpr_init(&q->cpr_clock, &q->cpr_params, now);
 
@@ -1502,6 +1515,7 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->cpr_congested = q->cpr_clock.congested;
 	st->drop_cpr = q->stats.drop_cpr;
 	st->cpr_surges = q->cpr_clock.surges;
+	st->cpr_period = div_u64(q->cpr_clock.period_ns, NSEC_PER_USEC);
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &xst, sizeof(xst));

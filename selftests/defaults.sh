@@ -10,7 +10,7 @@
 # A default the parser cannot read, one tc does not show, an option that
 # states none and a parameter tc shows that is no option all fail; what is
 # not compared is listed below, with the reason.  -d: tc shows CPR's
-# parameters with it alone while CPR is off.
+# parameters with it alone where CPR is off or not adaptive.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -27,7 +27,7 @@ DFS_TYPES="limit=size memory_limit=size flows=int order=int cache=int
 	key=word max_th=frac min_th=frac delta_i=frac delta_d=frac
 	freeze_time=us tolerance=int beta=frac prune=ms rate_interval=us
 	ecn=bool:ecn/noecn bandwidth=rate sched=word quantum=size target=us
-	interval=us cpr=word:nocpr=off cpr_period=us cpr_min_packets=int
+	interval=us cpr=word:nocpr=off cpr_period=us:auto=0 cpr_min_packets=int
 	cpr_signal=word cpr_alpha=frac cpr_beta=frac cpr_tau_min=frac
 	cpr_tau_max=frac"
 STFQ_TYPES="default=hex weight=int"

@@ -31,11 +31,17 @@ summary()
 
 # check_flood_cut DIR, on the figures "summary DIR" set: the flood source
 # is still listed as malicious at the end, its goodput is under 5% of the
-# link, and the TCP flows share fairly.
+# link, the TCP flows share fairly, and CPR (on by default) never held a
+# TCP host.
 check_flood_cut()
 {
+	local held
+
 	tail -n 1 "$1/flags" | grep -q malicious
 	check_err $? "the flood source is not listed as malicious at the end"
+	held=$(flood_cpr_held "$1" | tr ' ' '\n' | grep -vxF "${SND_IP4[1]}" | xargs)
+	[ -z "$held" ]
+	check_err $? "TCP hosts held for their CPR: $held"
 	[ "$UDP" -lt $((LINK_BPS / 20)) ]
 	check_err $? "flood goodput $UDP bit/s is not under 5% of the link"
 	awk -v j="$JAIN" 'BEGIN { exit !(j >= 0.9) }'

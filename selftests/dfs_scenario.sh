@@ -20,7 +20,9 @@
 #		tools/qdisc_sample.py samples the link's counters and the DFS
 #		flags of s1's flow every 0.25 s over netlink into
 #		OUTDIR/flags, lines of "SECONDS FLAGS" since the flood began
-#		("-": not cached, "cached": no flag).  STARVED_OK=1: a TCP
+#		("-": not cached, "cached": no flag), and into OUTDIR/cpr the
+#		sources of every flow held for its CPR ("EPOCH IP...", a
+#		line a sample that holds any).  STARVED_OK=1: a TCP
 #		flow the flood kept from connecting counts as 0 (a control
 #		run, where the flood should win), not as a broken run.
 #	flood_udp_bps OUTDIR     UDP goodput, bit/s
@@ -29,6 +31,7 @@
 #	flood_util OUTDIR        link utilisation over the window (0..1)
 #	flood_tcp_bps OUTDIR     TCP goodputs, bit/s, one per flow
 #	flood_flag_changes OUTDIR  "SECONDS FLAGS;" at each change
+#	flood_cpr_held OUTDIR    the sources ever held for their CPR, sorted
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -73,7 +76,8 @@ flood_run()
 	# until the TCP flows have ended: every second they measure is a
 	# second under the flood.
 	gate_init "$out/gate"
-	qdisc_sampler_start "$out/samples" --dfs-src "${SND_IP4[1]}"
+	qdisc_sampler_start "$out/samples" --dfs-src "${SND_IP4[1]}" \
+		--dfs-cpr "$out/cpr"
 	gate_arm
 	in_ns rcv python3 -S "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
 		--time $((run + FLOOD_TAIL_SECS + 120)) --out "$out/udp.json" \
@@ -158,6 +162,12 @@ PY
 flood_flag_changes()
 {
 	awk '$2 != last { printf "%s %s;", $1, $2; last = $2 }' "$1/flags"
+}
+
+flood_cpr_held()
+{
+	awk '{ for (i = 2; i <= NF; i++) print $i }' "$1/cpr" 2>/dev/null |
+		sort -u | xargs
 }
 
 flood_udp_bps()

@@ -25,7 +25,8 @@ whose KEY is VALUE for each pair (dev=d0,kind=dfs).  --types says how tc
 
   size   bytes, from tc's sizes (1Mb, 64kb)
   rate   bytes/s, from tc's rates (0, 100mbit; a bare number is bit/s)
-  us, ms microseconds or milliseconds, from tc's times (10ms, 3600s)
+  us, ms microseconds or milliseconds, from tc's times (10ms, 3600s);
+         us:A=N: the word A shown as N (cpr_period auto as 0)
   frac   a plain number, from 0.04, 1/50 or 5%
   int    an integer; hex: an integer tc shows in hexadecimal
   word   as the man page says it; word:A=B,C=D: A shown as B, C as D
@@ -239,6 +240,9 @@ def convert(text, typ):
     if name == "rate":
         return whole(scaled(text, RATE_UNITS, "rate") / 8)
     if name in ("us", "ms"):
+        names = dict(p.split("=", 1) for p in arg.split(",") if p)
+        if text in names:
+            return int(names[text])
         us = scaled(text, TIME_UNITS, "time")
         return whole(us if name == "us" else us / 1000)
     if name == "frac":

@@ -3,8 +3,8 @@
 """Sample a device's qdisc counters over netlink, at a steady interval.
 
   qdisc_sample.py --dev D --out FILE [--interval 0.25] [--time SECS]
-                  [--kind KIND] [--dfs-src IP] [--lrufq QDISC]
-                  [--ingress] [--ready FILE]
+                  [--kind KIND] [--dfs-src IP] [--dfs-cpr FILE]
+                  [--lrufq QDISC] [--ingress] [--ready FILE]
 
 Writes one line per sample, "EPOCH BYTES PACKETS DROPS [FLAGS]": the
 wall-clock time of the sample (the EPOCHREALTIME clock the tests' other
@@ -18,11 +18,12 @@ flows cached by its lrufq filter, each "SRC=COUNT/LAST" with "+" after it
 when the flow was high at its last packet; with --ingress, what each
 flower filter on the device's ingress matching a source address has
 counted ("SRC=BYTES", the bytes of its actions: selftests/lib.sh's
-rx_meter_setup counts what a receiver gets from each sender).  Runs until
-SIGTERM or --time seconds.  With
---ready it creates FILE once it samples (a gate, selftests/lib.sh, need not
-open before the sampler runs: Python takes seconds to start under
-emulation).
+rx_meter_setup counts what a receiver gets from each sender); with
+--dfs-cpr, in FILE a line "EPOCH IP..." for each sample in which the
+cache holds flows for their CPR, their sources.  Runs until SIGTERM or
+--time seconds.  With --ready it creates FILE once it samples (a gate,
+selftests/lib.sh, need not open before the sampler runs: Python takes
+seconds to start under emulation).
 
 Why not "tc -s class show" in a loop: under emulation each exec of tc
 takes a second or more, and with TCP flows starting beside it several,
@@ -48,6 +49,7 @@ from qmon import (DFS_FLOW_MALICIOUS, DFS_XSTATS_CLASS,  # noqa: E402
 from nlqdisc import handle as parse_handle  # noqa: E402
 
 DFS_FLOW_TRENDING = 0x2  # include/uapi/linux/pkt_sched_dfs.h
+DFS_FLOW_CPR = 0x4
 # include/uapi/linux/pkt_cls_lrufq.h: TCA_LRUFQ_FLOWS, struct tc_lrufq_flow
 TCA_LRUFQ_FLOWS, LRUFQ_FLOW_SIZE, LRUFQ_FLOW_HIGH = 10, 56, 0x1
 # include/uapi/linux/pkt_cls.h, pkt_sched.h, gen_stats.h
@@ -67,8 +69,8 @@ class Sampler(Dumper):
             return st.get("bytes", 0), st.get("packets", 0), st.get("drops", 0)
         return 0, 0, 0
 
-    def dfs_flags(self, src):
-        """Flags of the flow from src (packed address) in the dfs cache."""
+    def dfs_flows(self):
+        """(family, flags, xstats) of each flow in the dfs cache."""
         for _, _, a in self.dump(RTM_GETTCLASS):
             # struct tc_dfs_xstats: type, pad, then tc_dfs_cl_stats:
             # family, proto, flags, sport, dport, src[16], ...
@@ -77,8 +79,20 @@ class Sampler(Dumper):
                     struct.unpack_from("=I", x)[0] != DFS_XSTATS_CLASS:
                 continue
             family, _, flags = struct.unpack_from("=BBH", x, 8)
-            if family not in (socket.AF_INET, socket.AF_INET6) or \
-                    x[16:16 + len(src)] != src:
+            if family in (socket.AF_INET, socket.AF_INET6):
+                yield family, flags, x
+
+    def dfs_cpr(self):
+        """Sources of the flows held for their CPR."""
+        return [socket.inet_ntop(family, x[16:16 + (4 if family ==
+                                                     socket.AF_INET else 16)])
+                for family, flags, x in self.dfs_flows()
+                if flags & DFS_FLOW_CPR]
+
+    def dfs_flags(self, src):
+        """Flags of the flow from src (packed address) in the dfs cache."""
+        for family, flags, x in self.dfs_flows():
+            if x[16:16 + len(src)] != src:
                 continue
             names = [n for bit, n in ((DFS_FLOW_MALICIOUS, "malicious"),
                                       (DFS_FLOW_TRENDING, "trending"))
@@ -150,6 +164,7 @@ def main():
     ap.add_argument("--time", type=float, default=3600)
     ap.add_argument("--kind")
     ap.add_argument("--dfs-src")
+    ap.add_argument("--dfs-cpr")
     ap.add_argument("--lrufq", type=parse_handle)
     ap.add_argument("--ingress", action="store_true")
     ap.add_argument("--ready")
@@ -163,6 +178,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     sampler = Sampler(args.dev)
     end = time.monotonic() + args.time
+    cpr = open(args.dfs_cpr, "w", buffering=1) if args.dfs_cpr else None
     with open(args.out, "w", buffering=1) as out:
         nxt = time.monotonic()
         while not stop and time.monotonic() < end:
@@ -175,6 +191,9 @@ def main():
             if args.ingress:
                 line += " " + sampler.ingress()
             out.write(line + "\n")
+            held = sampler.dfs_cpr() if cpr else None
+            if held:
+                cpr.write("%.3f %s\n" % (t, " ".join(held)))
             if args.ready:
                 open(args.ready, "w").close()
                 args.ready = None

@@ -103,14 +103,15 @@ static void explain(void)
 		"               [ bandwidth RATE ] [ sched fifo|fq ]\n"
 		"               [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
 		"               [ cpr adaptive | cpr tau FRACTION | nocpr ]\n"
-		"               [ cpr_period TIME ] [ cpr_min_packets NUMBER ]\n"
+		"               [ cpr_period TIME|auto ] [ cpr_min_packets NUMBER ]\n"
 		"               [ cpr_alpha FRACTION ] [ cpr_beta FRACTION ]\n"
 		"               [ cpr_tau_min FRACTION ] [ cpr_tau_max FRACTION ]\n"
 		"               [ cpr_signal drops|surges ]\n"
 		"FRACTION is a decimal number from 0 to 1, e.g. 0.04\n"
 		"bandwidth 0 makes the qdisc measure the link rate\n"
 		"quantum, target and interval apply to sched fq\n"
-		"cpr_period is 1ms to 1s, cpr_min_packets 1 to 2048;\n"
+		"cpr_period is 1ms to 1s, or auto: from the link's rate;\n"
+		"cpr_min_packets is 1 to 2048;\n"
 		"cpr_alpha, cpr_beta and the tau bounds apply to cpr adaptive\n");
 }
 
@@ -394,10 +395,15 @@ static int dfs_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			set[TCA_DFS_CPR] = true;
 		} else if (strcmp(*argv, "cpr_period") == 0) {
 			NEXT_ARG();
-			if (dfs_get_usecs(&t, *argv) || t < DFS_CPR_PERIOD_MIN ||
-			    t > DFS_CPR_PERIOD_MAX) {
+			/* 0, as the dump shows auto in JSON, is auto too */
+			if (strcmp(*argv, "auto") == 0) {
+				t = 0;
+			} else if (dfs_get_usecs(&t, *argv) ||
+				   (t ? t < DFS_CPR_PERIOD_MIN :
+					strtod(*argv, NULL) != 0) ||
+				   t > DFS_CPR_PERIOD_MAX) {
 				fprintf(stderr,
-					"Illegal \"cpr_period\": \"%s\" is not a time from 1ms to 1s\n",
+					"Illegal \"cpr_period\": \"%s\" is not \"auto\" nor a time from 1ms to 1s\n",
 					*argv);
 				return -1;
 			}
@@ -552,11 +558,12 @@ static void dfs_print_cpr_opt(struct rtattr **tb)
 		print_float(PRINT_JSON, "cpr_tau", NULL,
 			    (double)rta_getattr_u32(tb[TCA_DFS_CPR_TAU]) /
 			    TC_DFS_ONE);
+	/* 0: derived from the link's rate; xstats show the one in force */
 	if (tb[TCA_DFS_CPR_PERIOD]) {
 		val = rta_getattr_u32(tb[TCA_DFS_CPR_PERIOD]);
 		print_uint(PRINT_JSON, "cpr_period", NULL, val);
 		print_string(PRINT_FP, NULL, "cpr_period %s ",
-			     sprint_time(val, b1));
+			     val ? sprint_time(val, b1) : "auto");
 	}
 	if (tb[TCA_DFS_CPR_MIN_PACKETS]) {
 		val = rta_getattr_u32(tb[TCA_DFS_CPR_MIN_PACKETS]);
@@ -758,6 +765,11 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 	}
 	if (DFS_HAS(len, qdisc_stats.cpr_surges))
 		QD_U64(cpr_surges, " cpr_surges %llu");
+	if (DFS_HAS(len, qdisc_stats.cpr_period)) {
+		print_uint(PRINT_JSON, "cpr_period", NULL, st->cpr_period);
+		print_string(PRINT_FP, NULL, " cpr_period %s",
+			     sprint_time(st->cpr_period, b1));
+	}
 
 #undef QD_U32
 #undef QD_U64

@@ -712,6 +712,201 @@ static void test_surge_without_top_flow(void)
 	      dfs_cpr_was_surge(&c, c.cur - 1), "a grown top flow");
 }
 
+/*
+ * cpr_period auto: eight full-sized frames at the link's rate, in whole
+ * milliseconds, from 1 ms (the ring's second) to 1 s; 1 ms while the
+ * rate is not known.
+ */
+static void test_derived_period(void)
+{
+	static const struct { u64 rate, ms; } t[] = {
+		{ 0, 1 },			/* not known yet */
+		{ 100, 1000 },			/* 800 bit/s: capped */
+		{ 125000, 97 },			/* 1 Mbit/s: 96.9 ms */
+		{ 1250000, 10 },		/* 10 Mbit/s: 9.69 ms */
+		{ 1562500, 8 },			/* 12.5 Mbit/s: 7.75 ms */
+		{ 12500000, 1 },		/* 100 Mbit/s: 0.97 ms */
+		{ 1250000000, 1 },		/* 10 Gbit/s: floored */
+		{ 1250000000000ULL, 1 },	/* 10 Tbit/s */
+	};
+	struct dfs_cpr_params p;
+	u64 rate;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		CHECK(dfs_cpr_derive_period(t[i].rate) == t[i].ms * MS,
+		      "%llu bytes/s: %llu ns", (unsigned long long)t[i].rate,
+		      (unsigned long long)dfs_cpr_derive_period(t[i].rate));
+	/* never under eight frames but where floored, nor a ms over */
+	for (rate = 1000; rate < 20000000000ULL; rate += rate / 7 + 1) {
+		u64 ns = dfs_cpr_derive_period(rate);
+		u64 bytes = rate * ns / NSEC_PER_SEC;
+
+		if ((ns > MS && ns < NSEC_PER_SEC && bytes < 8 * 1514) ||
+		    (ns < NSEC_PER_SEC &&
+		     rate * (ns - MS) / NSEC_PER_SEC >= 8 * 1514))
+			break;
+	}
+	CHECK(rate >= 20000000000ULL, "%llu bytes/s: %llu ns",
+	      (unsigned long long)rate,
+	      (unsigned long long)dfs_cpr_derive_period(rate));
+	dfs_cpr_params_init(&p);
+	CHECK(p.period_ns == 0 && p.adaptive &&
+	      p.signal == TC_DFS_CPR_SIGNAL_SURGES && p.tau_min == 600000 &&
+	      p.tau_max == 800000 && p.min_packets == 64,
+	      "defaults: period %llu signal %u tau_min %u min_packets %u",
+	      (unsigned long long)p.period_ns, p.signal, p.tau_min,
+	      p.min_packets);
+}
+
+/*
+ * A derived period follows the link's rate from the next period on, not
+ * its jitter (under a quarter); an operator's period stays as set, and
+ * going back to auto derives at once.
+ */
+static void test_period_follows_link(void)
+{
+	struct dfs_cpr_params p, set;
+	struct dfs_cpr_clock c;
+	u64 now = 0;
+
+	dfs_cpr_params_init(&p);
+	dfs_cpr_init(&c, &p, now);
+	CHECK(c.period_ns == MS && c.surge_bytes == U64_MAX,
+	      "unknown: %llu ns", (unsigned long long)c.period_ns);
+	now += MS / 2;
+	dfs_cpr_tick(&c, &p, now);
+	dfs_cpr_link(&c, &p, 1250000);		/* 10 Mbit/s */
+	CHECK(c.period_ns == MS && c.period_next == 10 * MS &&
+	      c.surge_bytes == 8 * 1514, "mid-period: %llu ns, surge %llu",
+	      (unsigned long long)c.period_ns,
+	      (unsigned long long)c.surge_bytes);
+	now += MS / 2;
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(c.cur == 1 && c.cur_start == MS && c.period_ns == 10 * MS &&
+	      c.surge_bytes == 18750, "next period: %u, %llu ns, surge %llu",
+	      c.cur, (unsigned long long)c.period_ns,
+	      (unsigned long long)c.surge_bytes);
+	now += 10 * MS - 1;
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(c.cur == 1, "a 10 ms period ended after %llu ns",
+	      (unsigned long long)(now - MS));
+	/* measured a little off: kept, the surge at the rate measured */
+	dfs_cpr_link(&c, &p, 1000001);
+	dfs_cpr_tick(&c, &p, now += 20 * MS);
+	CHECK(c.period_ns == 10 * MS && c.surge_bytes == 15000,
+	      "jitter moved it: %llu ns, surge %llu",
+	      (unsigned long long)c.period_ns,
+	      (unsigned long long)c.surge_bytes);
+	dfs_cpr_link(&c, &p, 937500);		/* 7.5 Mbit/s: 12.9 ms */
+	dfs_cpr_tick(&c, &p, now += 20 * MS);
+	CHECK(c.period_ns == 13 * MS, "at 7.5 Mbit/s: %llu ns",
+	      (unsigned long long)c.period_ns);
+	dfs_cpr_link(&c, &p, 1250000000);	/* 10 Gbit/s */
+	dfs_cpr_tick(&c, &p, now += 20 * MS);
+	CHECK(c.period_ns == MS && c.surge_bytes == 1875000,
+	      "at 10 Gbit/s: %llu ns, surge %llu",
+	      (unsigned long long)c.period_ns,
+	      (unsigned long long)c.surge_bytes);
+	/* the operator's 10 ms, at once, and kept whatever the link */
+	set = p;
+	set.period_ns = 10 * MS;
+	dfs_cpr_retune(&c, &p, &set);
+	CHECK(c.period_ns == 10 * MS, "set: %llu ns",
+	      (unsigned long long)c.period_ns);
+	dfs_cpr_link(&c, &set, 125000);
+	dfs_cpr_tick(&c, &set, now += 20 * MS);
+	CHECK(c.period_ns == 10 * MS && c.surge_bytes == 8 * 1514,
+	      "set, 1 Mbit/s: %llu ns", (unsigned long long)c.period_ns);
+	/* auto again: from the rate now */
+	dfs_cpr_retune(&c, &set, &p);
+	CHECK(c.period_ns == 97 * MS, "auto again: %llu ns",
+	      (unsigned long long)c.period_ns);
+}
+
+/*
+ * A shrew attack against the defaults, at any rate: @n hosts in step
+ * send @ratio / 10 times the link's rate together, @burst ms every
+ * @every ms, beside 8 flows that send evenly at 60% of it in all (TCP, clocked
+ * by its ACKs).  After @secs each attacker is a suspect and no even
+ * flow is.  At 10 Mbit/s and 1 ms periods (the papers') nothing is a
+ * surge: a period holds under a frame of the link.
+ */
+static int shrew_at(u64 rate, u64 period_ns, int n, int ratio, int burst,
+		    int every, int secs)
+{
+	struct dfs_cpr_flow atk[64], even[8];
+	s64 acredit[64] = {}, ecredit[8] = {};
+	struct dfs_cpr_params p;
+	struct dfs_cpr_clock c;
+	int j, caught = 0;
+	u64 now = 0, t;
+
+	dfs_cpr_params_init(&p);
+	p.period_ns = period_ns;
+	dfs_cpr_init(&c, &p, now);
+	dfs_cpr_link(&c, &p, rate);
+	/* the derived period starts with the next one */
+	dfs_cpr_tick(&c, &p, now += c.period_ns);
+	/* each flow's packets spread over the others' */
+	for (j = 0; j < n; j++) {
+		dfs_cpr_flow_init(&c, &atk[j]);
+		acredit[j] = 1514 * j / n;
+	}
+	for (j = 0; j < 8; j++) {
+		dfs_cpr_flow_init(&c, &even[j]);
+		ecredit[j] = 1514 * j / 8;
+	}
+	for (t = 0; t < (u64)secs * NSEC_PER_SEC; t += c.period_ns) {
+		u64 link = rate * c.period_ns / NSEC_PER_SEC;
+		bool on = t / NSEC_PER_MSEC % every < (u64)burst;
+
+		dfs_cpr_tick(&c, &p, now);
+		for (j = 0; j < 8; j++) {
+			ecredit[j] += link * 6 / 80;
+			for (; ecredit[j] >= 1514; ecredit[j] -= 1514)
+				came(&c, &even[j], 1, 1514);
+		}
+		for (j = 0; on && j < n; j++) {
+			acredit[j] += link * ratio / (10 * n);
+			for (; acredit[j] >= 1514; acredit[j] -= 1514)
+				came(&c, &atk[j], 1, 1514);
+		}
+		now += c.period_ns;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	for (j = 0; j < n; j++) {
+		dfs_cpr_packet(&c, &atk[j]);
+		caught += dfs_cpr_suspect(&c, &p, &atk[j], false);
+	}
+	for (j = 0; j < 8; j++) {
+		dfs_cpr_packet(&c, &even[j]);
+		CHECK(!dfs_cpr_suspect(&c, &p, &even[j], false),
+		      "%llu bytes/s: even flow %d, CPR %u, a suspect",
+		      (unsigned long long)rate, j, dfs_cpr_value(&even[j]));
+	}
+	return caught;
+}
+
+static void test_defaults_scale(void)
+{
+	int caught;
+
+	/* scenario 6's shape: 16 hosts, twice the link, 100 ms in 300 */
+	caught = shrew_at(1250000, 0, 16, 20, 100, 300, 5);
+	CHECK(caught == 16, "10 Mbit/s: %d of 16 caught", caught);
+	caught = shrew_at(1250000000, 0, 16, 20, 100, 300, 5);
+	CHECK(caught == 16, "10 Gbit/s: %d of 16 caught", caught);
+	/* another: 24 hosts, three times the link, 50 ms in 500 */
+	caught = shrew_at(1250000, 0, 24, 30, 50, 500, 20);
+	CHECK(caught == 24, "10 Mbit/s, 24 hosts: %d caught", caught);
+	caught = shrew_at(1250000000, 0, 24, 30, 50, 500, 20);
+	CHECK(caught == 24, "10 Gbit/s, 24 hosts: %d caught", caught);
+	/* the papers' 1 ms at 10 Mbit/s: no period holds a surge */
+	caught = shrew_at(1250000, MS, 16, 20, 100, 300, 5);
+	CHECK(caught == 0, "1 ms at 10 Mbit/s: %d caught", caught);
+}
+
 /* A held flow that backs off is judged afresh: nothing counted. */
 static void test_backed_off(void)
 {
@@ -758,6 +953,9 @@ int main(void)
 	TEST(test_surge_signal);
 	TEST(test_own_drops_are_not_surges);
 	TEST(test_surge_judged_against_link);
+	TEST(test_derived_period);
+	TEST(test_period_follows_link);
+	TEST(test_defaults_scale);
 	TEST(test_surge_without_top_flow);
 	TEST(test_backed_off);
 	TEST(test_idle_before);

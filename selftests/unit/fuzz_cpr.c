@@ -34,6 +34,12 @@
  *   - the period a flow was last seen is the period of its last packet;
  *   - new parameters (tc change) keep the clock and the flows; adaptive tau
  *     within its new bounds, or at tau_max when it was fixed;
+ *   - with cpr_period auto (0), the period is the fewest whole ms, from 1
+ *     to 1000, in which the link sends eight full-sized frames, at the
+ *     rate it was last derived from: the first known one, then one a
+ *     quarter or more off it; it takes effect at the end of the period
+ *     in progress (at once on a change of the parameters), 1 ms before
+ *     a rate is known, and a period set is never moved by the rate;
  *   - no overflow (UBSan), no out-of-bounds access (ASan).
  *
  * Parameters are decoded within the ranges the netlink policy will allow.
@@ -55,13 +61,13 @@ struct ref_flow {
 static bool hist[MAX_PERIODS];
 static bool surge_hist[MAX_PERIODS];
 
-static u64 ref_surge_bytes(u64 rate, const struct dfs_cpr_params *p)
+static u64 ref_surge_bytes(u64 rate, u64 len, const struct dfs_cpr_params *p)
 {
 	u64 b;
 
 	if (!rate)
 		return U64_MAX;
-	b = (unsigned __int128)rate * p->period_ns * 3 / (2 * NSEC_PER_SEC);
+	b = (unsigned __int128)rate * len * 3 / (2 * NSEC_PER_SEC);
 	if (p->signal == TC_DFS_CPR_SIGNAL_SURGES && b < 8 * 1514)
 		b = 8 * 1514;
 	return b;
@@ -93,6 +99,35 @@ static void ref_packet(struct ref_flow *r, u32 cur)
 		r->pending++;
 }
 
+/* The period derived from @rate: the fewest whole ms that carry eight
+ * full-sized frames, 1 to 1000.
+ */
+static u64 ref_period(u64 rate)
+{
+	u64 ms;
+
+	if (!rate)
+		return NSEC_PER_MSEC;
+	ms = 8 * 1514 * 1000 / rate;
+	if ((unsigned __int128)ms * rate < 8 * 1514 * 1000)
+		ms++;
+	ms = ms < 1 ? 1 : ms > 1000 ? 1000 : ms;
+	return ms * NSEC_PER_MSEC;
+}
+
+/* A derived period follows a rate a quarter or more off its own. */
+static void ref_link(u64 *next, u64 *prate, u64 rate,
+		     const struct dfs_cpr_params *p)
+{
+	if (p->period_ns || !rate)
+		return;
+	if (*prate && (unsigned __int128)rate * 4 > (unsigned __int128)*prate * 3 &&
+	    (unsigned __int128)rate * 4 < (unsigned __int128)*prate * 5)
+		return;
+	*prate = rate;
+	*next = ref_period(rate);
+}
+
 static void decode_params(struct input *in, struct dfs_cpr_params *p)
 {
 	u32 mode;
@@ -107,6 +142,8 @@ static void decode_params(struct input *in, struct dfs_cpr_params *p)
 	mode = get(in, 1);
 	p->adaptive = mode & 1;
 	p->signal = mode >> 1 & 1;
+	if (mode & 4)
+		p->period_ns = 0;	/* auto */
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -117,7 +154,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_cpr_params p = {};
 	struct dfs_cpr_clock c;
 	u64 now, start, periods = 0, congested = 0, surges = 0;
-	u64 rate = 0, arrived = 0, top = 0;
+	u64 rate = 0, arrived = 0, top = 0, len, next, prate = 0;
 	u32 cur = 0, tau, i, j, window, recent;
 	int ops = 0;
 
@@ -127,6 +164,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	memset(surge_hist, 0, sizeof(surge_hist));
 
 	dfs_cpr_init(&c, &p, now);
+	len = next = p.period_ns ? p.period_ns : NSEC_PER_MSEC;
+	FUZZ_ASSERT(c.period_ns == len && c.period_next == next);
 	for (j = 0; j < FLOWS; j++)
 		dfs_cpr_flow_init(&c, &f[j]);
 	tau = p.adaptive ? p.tau_max : p.tau;
@@ -136,27 +175,30 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		u32 op = get(&in, 1);
 
 		if (op < 96) {		/* time passes: within, or k periods on */
-			u64 k, d;
+			u64 k, d, closed;
 
-			d = op < 48 ? get(&in, 1) * p.period_ns / 256 :
-			    get(&in, 2) * p.period_ns / 16;
-			if (cur + (d + now - start) / p.period_ns >= MAX_PERIODS - 1)
+			d = op < 48 ? get(&in, 1) * len / 256 :
+			    get(&in, 2) * len / 16;
+			if (cur + (d + now - start) / len >= MAX_PERIODS - 1)
 				break;
 			now += d;
 			dfs_cpr_tick(&c, &p, now);
-			/* the reference, one period at a time */
-			k = (now - start) / p.period_ns;
+			/* the reference, one period at a time, then the
+			 * derived length from the next one on
+			 */
+			k = (now - start) / len;
+			closed = k;
 			for (; k; k--) {
 				bool cong;
 
-				if (arrived > ref_surge_bytes(rate, &p)) {
+				if (arrived > ref_surge_bytes(rate, len, &p)) {
 					surge_hist[cur] = true;
 					surges++;
 				}
 				if (p.signal == TC_DFS_CPR_SIGNAL_SURGES)
 					hist[cur] = arrived -
 						    (top < arrived ? top : arrived) >
-						    ref_surge_bytes(rate, &p);
+						    ref_surge_bytes(rate, len, &p);
 				cong = hist[cur];
 				arrived = 0;
 				top = 0;
@@ -173,9 +215,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				if (p.adaptive && tau < p.tau_min)
 					tau = p.tau_min;
 				cur++;
-				start += p.period_ns;
+				start += len;
 			}
+			if (closed)
+				len = next;
 			FUZZ_ASSERT(c.cur == cur && c.cur_start == start);
+			FUZZ_ASSERT(c.period_ns == len &&
+				    c.surge_bytes == ref_surge_bytes(rate, len, &p));
 			FUZZ_ASSERT(c.periods == periods &&
 				    c.congested == congested &&
 				    c.surges == surges && c.arrived == arrived &&
@@ -192,6 +238,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 			decode_params(&in, &p);
 			dfs_cpr_retune(&c, &old, &p);
+			if (p.period_ns) {
+				next = p.period_ns;
+			} else if (old.period_ns) {
+				prate = 0;
+				next = NSEC_PER_MSEC;
+			}
+			ref_link(&next, &prate, rate, &p);
+			len = next;
+			FUZZ_ASSERT(c.period_ns == len && c.period_next == next);
 			if (!p.adaptive)
 				tau = p.tau;
 			else if (!old.adaptive)
@@ -201,12 +256,17 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				      tau > p.tau_max ? p.tau_max : tau;
 			FUZZ_ASSERT(c.tau == tau);
 			FUZZ_ASSERT(c.surge_bytes ==
-				    ref_surge_bytes(rate, &p));
+				    ref_surge_bytes(rate, len, &p));
 		} else if (op < 136) {	/* the link's rate is measured */
+			u64 was = rate;
+
 			rate = op == 132 ? 0 : get(&in, 5);
 			dfs_cpr_link(&c, &p, rate);
+			if (rate != was)
+				ref_link(&next, &prate, rate, &p);
+			FUZZ_ASSERT(c.period_ns == len && c.period_next == next);
 			FUZZ_ASSERT(c.surge_bytes ==
-				    ref_surge_bytes(rate, &p));
+				    ref_surge_bytes(rate, len, &p));
 		} else if (op < 148) {	/* bytes of flow op % FLOWS come */
 			u32 len = get(&in, 2);
 			u64 brought = (u64)rf[op % FLOWS].pending * len;

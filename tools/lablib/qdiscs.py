@@ -11,6 +11,10 @@ router, and what makes it.
 import scores
 
 CHILD = "qdisc add dev DEV parent 1:1 handle 10:"
+# CPR's parameters as the papers have them, the defaults before CPR's
+# were derived from the link: with "cpr adaptive" or "cpr tau F".
+PAPER = ("cpr_period 1ms cpr_tau_min 0.2 cpr_min_packets 16 "
+         "cpr_signal drops")
 
 # STFQ with weights 3:1 for the LRU-FQ rows; the lrufq filter follows.
 LRUFQ = [
@@ -22,44 +26,55 @@ LRUFQ = [
 ]
 
 QDISCS = {
-    # The paper's DFS: one FIFO.
+    # The paper's DFS: one FIFO (with CPR, on by default).
     "dfs": [CHILD + " dfs limit 100000 sched fifo"],
     # Per-host fairness: every busy host is one flow.
     "dfs-src": [CHILD + " dfs limit 100000 key src sched fifo"],
-    # A queue per flow, DRR with CoDel on each, DFS's verdicts on top:
-    # DFS's default.
+    # A queue per flow, DRR with CoDel on each, DFS's verdicts on top,
+    # CPR with its periods from the link's rate: DFS's defaults.
     "dfs-fq": [CHILD + " dfs limit 100000 sched fq"],
     "dfs-fq-src": [CHILD + " dfs limit 100000 key src sched fq"],
     # Per connection, as fq_codel and cake hash (web mice, scenario 4).
     "dfs-fq-5t": [CHILD + " dfs limit 100000 key 5tuple sched fq"],
-    # Low-rate attacks (scenario 6): CPR, tau adaptive or fixed.
-    "dfs-cpr": [CHILD + " dfs limit 100000 sched fifo cpr adaptive"],
-    "dfs-fq-cpr": [CHILD + " dfs limit 100000 sched fq cpr adaptive"],
+    # Low-rate attacks (scenario 6): DFS without CPR, and CPR as the
+    # papers have it (1 ms periods, drops as the signal, tau from 0.8 to
+    # 0.2, 16 packets before a verdict), tau adaptive or fixed.
+    "dfs-fq-nocpr": [CHILD + " dfs limit 100000 sched fq nocpr"],
+    "dfs-cpr": [CHILD + " dfs limit 100000 sched fifo cpr adaptive " + PAPER],
+    "dfs-fq-cpr": [CHILD + " dfs limit 100000 sched fq cpr adaptive " + PAPER],
     # Sampling periods of 10 ms (eight packets at 10 Mbit/s, where 1 ms
     # holds less than one), tau kept over a TCP flow's CPR under the
     # attack (a third: its duty cycle) and in slow start, and 128 packets
-    # before a verdict: the lab's sweep of scenario 6 (doc/lab.md).
+    # before a verdict, drops as the signal: the lab's sweep of scenario 6
+    # (doc/lab.md).
     "dfs-fq-cpr10": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
-                     "cpr_period 10ms cpr_tau_min 0.6 cpr_min_packets 128"],
-    # The paper's defaults but for the period: 10 ms holds about eight
+                     "cpr_period 10ms cpr_tau_min 0.6 cpr_min_packets 128 "
+                     "cpr_signal drops"],
+    # The papers' settings but for the period: 10 ms holds about eight
     # packets at 10 Mbit/s, where 1 ms holds less than one.
     "dfs-fq-cpr-p10": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
-                       "cpr_period 10ms"],
+                       "cpr_period 10ms cpr_tau_min 0.2 cpr_min_packets 16 "
+                       "cpr_signal drops"],
     # cpr_signal surges: a period is congested when more came in it than
     # the link sends in 1.5 periods (less the top flow's bytes), not when
     # something was dropped; with dfs-fq-cpr10's tau_min, and with the
     # paper's.  64 packets before a verdict: the attackers of scenario 6
     # held before Algorithm 3 lists TCP hosts for their rate (with 128
     # it did first); 32 listed a TCP host of 6f in its slow start
-    # (doc/dfs.md, low-rate attacks).
+    # (doc/dfs.md, low-rate attacks).  The lab's hand-tuned settings for
+    # 10 Mbit/s, which the defaults now derive.
     "dfs-fq-cprs": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
                     "cpr_period 10ms cpr_tau_min 0.6 cpr_min_packets 64 "
                     "cpr_signal surges"],
     "dfs-fq-cprs-p": [CHILD + " dfs limit 100000 sched fq cpr adaptive "
-                      "cpr_period 10ms cpr_signal surges"],
-    "dfs-fq-tau0.2": [CHILD + " dfs limit 100000 sched fq cpr tau 0.2"],
-    "dfs-fq-tau0.6": [CHILD + " dfs limit 100000 sched fq cpr tau 0.6"],
-    "dfs-fq-tau0.8": [CHILD + " dfs limit 100000 sched fq cpr tau 0.8"],
+                      "cpr_period 10ms cpr_tau_min 0.2 cpr_min_packets 16 "
+                      "cpr_signal surges"],
+    "dfs-fq-tau0.2": [CHILD + " dfs limit 100000 sched fq cpr tau 0.2 "
+                      + PAPER],
+    "dfs-fq-tau0.6": [CHILD + " dfs limit 100000 sched fq cpr tau 0.6 "
+                      + PAPER],
+    "dfs-fq-tau0.8": [CHILD + " dfs limit 100000 sched fq cpr tau 0.8 "
+                      + PAPER],
     # LRU-FQ as its paper: heavy flows (the LRU's threshold) to a class
     # with a third of the weight of everyone else's, a flow's packets
     # counted from its admission on (window 0).  The cache must then be
@@ -106,7 +121,8 @@ NFT = {"droplist": scores.nft_droplist}
 SCORED = ("droplist", "hishape")
 
 # The variants run where a scenario asks for them (tools/lab -q).
-VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "dfs-cpr", "dfs-fq-cpr",
+VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "dfs-fq-nocpr",
+            "dfs-cpr", "dfs-fq-cpr",
             "dfs-fq-cpr10", "dfs-fq-cpr-p10", "dfs-fq-cprs", "dfs-fq-cprs-p",
             "dfs-fq-tau0.2", "dfs-fq-tau0.6", "dfs-fq-tau0.8",
             "cake-srchost", "stfq+lrufq-c64-w0", "stfq+lrufq-c64") + SCORED

@@ -25,9 +25,9 @@ run in the same DIR, and make the table of all of them.
 dfs variant run): by default its classification against the ground truth
 (every attack flow marked malicious at some point, no other flow ever
 marked); scenario 3b: the hog host held to its share, not starved;
-scenario 3u: the flood under 5% of the link; scenario 6 (with --baseline,
-the same qdiscs' run of 6n): CPR holds the attack off (check_shrew).  Exit
-1 if not.
+scenario 3u: the flood under 5% of the link; scenarios 6 and 6b (with
+--baseline, the same qdiscs' run of 6n): CPR holds the attack off
+(check_shrew).  Exit 1 if not.
 """
 import argparse
 import ctypes
@@ -446,11 +446,25 @@ def check_marking(scn, raw):
     return ok
 
 
+def check_cpr_tcp(scn, raw, kind):
+    """No TCP host (a hog's too) held for its CPR, on by default."""
+    tcp = {host_ip(f.host) for f in scn.flows if f.proto == "tcp"}
+    held = set()
+    for s in raw["samples"]:
+        held.update(s.get("cpr", []))
+    bad = sorted(held & tcp)
+    for ip in bad:
+        print("FAIL: %s: %s: TCP host %s held for its CPR"
+              % (scn.name, kind, ip))
+    return not bad
+
+
 def check_hog(scn, raw, kind):
     """--check, scenario 3b: the host with many connections is
     held to its share, not cut off: over every whole 5 s window of the
     measured period it gets at least half the goodput of the median other
-    host, and Jain's index between hosts is at least 0.9."""
+    host, Jain's index between hosts is at least 0.9, and no host is held
+    for its CPR."""
     hog = scn.flows_of(scenarios.ATTACK)[0]
     others = [f for f in scn.flows if f.proto == "tcp" and f is not hog]
     per_sec = {id(f): metrics.series(scn, raw, f) for f in [hog] + others}
@@ -469,6 +483,7 @@ def check_hog(scn, raw, kind):
             ok = False
         else:
             print("INFO: " + line)
+    ok = check_cpr_tcp(scn, raw, kind) and ok
     jain = metrics.summarize(scn, raw)["jain"]
     if jain is None or jain < 0.9:
         print("FAIL: %s: %s: Jain's index between hosts %s < 0.9"
@@ -481,20 +496,21 @@ def check_hog(scn, raw, kind):
 
 
 def check_flood(scn, raw, kind):
-    """--check, scenario 3u: the flood gets under 5% of the link."""
+    """--check, scenario 3u: the flood gets under 5% of the link, and
+    no TCP host is held for its CPR."""
     got = sum(metrics.rate(scn, raw, f) for f in scn.flows_of(scenarios.ATTACK))
     ok = got < 0.05 * scenarios.LINK_BPS
     print("%s: %s: %s: the flood got %.0f kbit/s%s"
           % ("PASS" if ok else "FAIL", scn.name, kind, got / 1000,
              "" if ok else ", not under 5% of the link"))
-    return ok
+    return check_cpr_tcp(scn, raw, kind) and ok
 
 
 def check_shrew(scn, raw, kind, runs=None, baseline=None):
     """--check, scenario 6: through KIND, TCP keeps at least 90%
     of its goodput without the attack (BASELINE: summary.json of 6n run
-    with the same qdisc), at least 3 in 4 attackers are listed while the
-    attack runs, no other flow ever is, for its CPR or for its rate; and
+    with the same qdisc), every attacker is listed while the attack
+    runs, no other flow ever is, for its CPR or for its rate; and
     pfifo, run beside it under the same attack, leaves TCP less (the
     attack works)."""
     if not baseline or kind not in baseline:
@@ -518,7 +534,7 @@ def check_shrew(scn, raw, kind, runs=None, baseline=None):
             % (scn.name, kind, r["tcp_mean_kbps"], kept, base, listed, n,
                ",".join("s%d" % h for h in cpr_fp) or "none",
                ",".join("s%d" % h for h in rate_fp) or "none"))
-    ok = kept >= 0.9 and 4 * listed >= 3 * n and not cpr_fp and not rate_fp
+    ok = kept >= 0.9 and listed == n and not cpr_fp and not rate_fp
     if runs and runs.get("pfifo"):
         pf = metrics.summarize(scn, runs["pfifo"])["tcp_mean_kbps"]
         line += "; pfifo leaves TCP %.0f (%.2f)" % (pf, pf / base)

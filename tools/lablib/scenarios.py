@@ -204,24 +204,27 @@ def scenario5b(short):
                     "fair rate", secs, 5, flows)
 
 
-# Scenario 6, 6n and the sweeps: the kernel's qdiscs, and DFS without CPR,
-# with the paper's adaptive tau and its fixed ones (1 ms periods, drops as
-# the signal: the paper's CPR as it is), and with the lab's settings for
-# 10 Mbit/s (dfs-fq-cprs: 10 ms periods, surges as the signal).
-SHREW_QDISCS = ["pfifo", "red", "sfb", "fq_codel", "cake", "dfs-fq",
-                "dfs-fq-cpr", "dfs-fq-tau0.2", "dfs-fq-tau0.6",
+# Scenario 6, 6b, 6n and the sweeps: the kernel's qdiscs, DFS without
+# CPR and with its defaults (the period from the link's rate, surges as
+# the signal), with the papers' adaptive tau and their fixed ones (1 ms
+# periods, drops as the signal: the paper's CPR as it is), and with the
+# lab's hand-tuned settings for 10 Mbit/s (dfs-fq-cprs), which the
+# defaults derive.
+SHREW_QDISCS = ["pfifo", "red", "sfb", "fq_codel", "cake", "dfs-fq-nocpr",
+                "dfs-fq", "dfs-fq-cpr", "dfs-fq-tau0.2", "dfs-fq-tau0.6",
                 "dfs-fq-tau0.8", "dfs-fq-cprs"]
 
 
-def shrew(name, title, rate, short, checks="", pulse=(0.3, 0.1)):
-    """The low-rate (shrew) attack: 16 hosts each send RATE in bursts of
-    PULSE's width every PULSE's period, all in step (scenario 6: at 1.25
-    Mbit/s, 100 ms every 300 ms, twice the link together while a burst
-    lasts, two thirds of it on average), beside 8 TCP hosts with access
-    links of 1-15 ms each way."""
+def shrew(name, title, rate, short, checks="", pulse=(0.3, 0.1), hosts=16):
+    """The low-rate (shrew) attack: HOSTS hosts each send RATE in bursts
+    of PULSE's width every PULSE's period, all in step (scenario 6: 16 at
+    1.25 Mbit/s, 100 ms every 300 ms, twice the link together while a
+    burst lasts, two thirds of it on average), beside 8 TCP hosts with
+    access links of 1-15 ms each way (s17-s24 whatever HOSTS is, so that
+    6n is every shape's run without the attack)."""
     secs = 20 if short else 30
     flows = [Flow(h, "udp", ATTACK, schedule=cbr(rate, secs), pulse=pulse)
-             for h in range(1, 17)]
+             for h in range(1, hosts + 1)]
     flows += [Flow(h, "tcp", TCP) for h in range(17, 25)]
     return Scenario(name, title, secs, 5, flows,
                     delays=mixed_delays(range(17, 25)), checks=checks,
@@ -233,9 +236,19 @@ def scenario6(short):
                  "every 300 ms, + 8 TCP hosts", 1_250_000, short, "shrew")
 
 
+def scenario6b(short):
+    """Another shape, to show CPR's defaults are not scenario 6's: fewer
+    hosts, each faster, in shorter bursts further apart (12 at 2.5 Mbit/s,
+    three times the link together, 50 ms every 500 ms, 0.3 of it on
+    average)."""
+    return shrew("scenario6b", "12 hosts pulsing 2.5 Mbit/s in step, 50 ms "
+                 "every 500 ms, + 8 TCP hosts", 2_500_000, short, "shrew",
+                 pulse=(0.5, 0.05), hosts=12)
+
+
 def scenario6n(short):
     """Scenario 6 with the attackers silent: TCP's goodput without the
-    attack, which scenario 6's is measured against."""
+    attack, which scenario 6's (and 6b's) is measured against."""
     return shrew("scenario6n", "scenario 6's 8 TCP hosts, the 16 attackers "
                  "silent", 0, short)
 
@@ -277,7 +290,8 @@ def scenario6f(short):
     return Scenario("scenario6f", "no attack: 10 TCP hosts, 10 more join at "
                     "%d s" % join, secs, join, flows,
                     delays=mixed_delays(range(1, 21)),
-                    qdiscs=["dfs-fq", "dfs-fq-cpr", "dfs-fq-tau0.2",
+                    qdiscs=["dfs-fq-nocpr", "dfs-fq", "dfs-fq-cpr",
+                            "dfs-fq-tau0.2",
                             "dfs-fq-tau0.6", "dfs-fq-tau0.8",
                             "dfs-fq-cpr10", "dfs-fq-cprs"])
 
@@ -358,8 +372,8 @@ def rrul(short):
 SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
              "5a": scenario5a, "5b": scenario5b, "6": scenario6,
-             "6n": scenario6n, "6f": scenario6f, "7": scenario7,
-             "rrul": rrul}
+             "6b": scenario6b, "6n": scenario6n, "6f": scenario6f,
+             "7": scenario7, "rrul": rrul}
 SCENARIOS.update({k: sweep_point(k) for k in SWEEP})
 
 

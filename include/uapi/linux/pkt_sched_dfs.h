@@ -40,7 +40,9 @@ enum {
 	TCA_DFS_INTERVAL,	/* u32: usec, CoDel interval (sched fq) */
 	TCA_DFS_MEMORY_LIMIT,	/* u32: bytes of queued skbs (truesize) */
 	TCA_DFS_CPR,		/* u32: enum tc_dfs_cpr */
-	TCA_DFS_CPR_PERIOD,	/* u32: usec, CPR sampling period */
+	TCA_DFS_CPR_PERIOD,	/* u32: usec, CPR sampling period; 0: from
+				 * the link's rate (xstats cpr_period)
+				 */
 	TCA_DFS_CPR_TAU,	/* u32: fixed tau, TC_DFS_ONE = 1.0 */
 	TCA_DFS_CPR_ALPHA,	/* u32: adaptive tau's fall a congested period */
 	TCA_DFS_CPR_BETA,	/* u32: adaptive tau's climb a calm period */
@@ -118,6 +120,8 @@ struct tc_dfs_qd_stats {
 	__u64	cpr_congested;	/* of them, congested */
 	__u64	drop_cpr;	/* packets of flows over tau */
 	__u64	cpr_surges;	/* periods whose arrivals swamped the link */
+	__u32	cpr_period;	/* usec, the sampling period in force */
+	__u32	pad2;
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */

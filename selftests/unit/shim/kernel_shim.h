@@ -43,6 +43,7 @@ typedef unsigned int gfp_t;
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
+#define MSEC_PER_SEC	1000L
 
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
