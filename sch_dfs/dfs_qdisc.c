@@ -98,6 +98,13 @@
  * two.
  */
 #define DFS_FQ_SPARES		64
+/*
+ * sched fq: flow queues for the keys with more than one flow, as many as
+ * fq_codel's flows, allocated with the qdisc; a key's first flow uses the
+ * queue its struct dfs_fq_key embeds.
+ */
+#define DFS_FQ_POOL		1024
+#define DFS_FQ_SETS		(DFS_FQ_POOL / DFS_FQ_WAYS)
 #define DFS_QUANTUM_MIN		256
 #define DFS_QUANTUM_MAX		SZ_1M
 /* A long-lived flow keeps at least this many counted (dfs_cpr.h) */
@@ -110,13 +117,13 @@ struct dfs_skb_cb {
 };
 
 /*
- * A flow of "sched fq": its queue, while it has one, is a struct dfs_fq
- * of its own (dfs_fq.h), so the flows that have nothing queued cost 8
- * bytes more than in "sched fifo", not a whole queue each.
+ * A flow of "sched fq": its queues, while it has packets, are in a struct
+ * dfs_fq_key of its own (dfs_fq.h), so the flows that have nothing queued
+ * cost 8 bytes more than in "sched fifo", not a whole queue each.
  */
 struct dfs_flow_fq {
-	struct dfs_flow	flow;
-	struct dfs_fq	*fq;
+	struct dfs_flow		flow;
+	struct dfs_fq_key	*fk;
 };
 
 /* A known flow's memory budget, its share of the B-tree included: 96
@@ -180,8 +187,9 @@ struct dfs_sched_data {
 	bool			prune_active;
 
 	struct dfs_fq_sched	fq;
-	struct dfs_fq		*fq_spare;	/* DFS_FQ_SPARES at most, by next */
+	struct dfs_fq_key	*fq_spare;	/* DFS_FQ_SPARES at most, by next */
 	u32			fq_spares;
+	void			*fq_pool;	/* dfs_fq_pool_size(DFS_FQ_SETS) */
 	struct dfs_fq_params	fq_params;
 	struct dfs_fq_stats	fq_stats;
 	u32			target_us;	/* as set: fq_params has */
@@ -326,31 +334,39 @@ static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow,
 }
 
 /*
- * sched fq: put @skb at the tail of its flow's queue, giving the flow one
- * (a new flow for the scheduler) if it has none.
+ * sched fq: put @skb at the tail of its 5-tuple flow's queue in its
+ * key's, giving the key a struct dfs_fq_key (a new key for the scheduler)
+ * if it has none.  The flow is skb_get_hash()'s, as fq_codel's: a hash
+ * the stack or the NIC often has already, keyed at boot.  With key
+ * 5tuple a key is one flow, and its embedded queue takes every packet.
  */
 static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 		      struct dfs_flow *flow, u64 now)
 {
 	struct dfs_flow_fq *ff = dfs_flow_fq(flow);
-	struct dfs_fq *fq = ff->fq;
+	struct dfs_fq_key *k = ff->fk;
+	struct dfs_fq *fq;
+	u32 h = 0;
 
-	if (!fq) {
-		fq = q->fq_spare;
-		if (fq) {
-			q->fq_spare = fq->next;
+	if (!k) {
+		k = q->fq_spare;
+		if (k) {
+			q->fq_spare = k->next;
 			q->fq_spares--;
-			memset(fq, 0, sizeof(*fq));
+			memset(k, 0, sizeof(*k));
 		} else {
-			fq = kmem_cache_zalloc(dfs_fq_cachep,
-					       GFP_ATOMIC | __GFP_NOWARN);
-			if (!fq)
+			k = kmem_cache_zalloc(dfs_fq_cachep,
+					      GFP_ATOMIC | __GFP_NOWARN);
+			if (!k)
 				return -ENOMEM;
 		}
-		fq->owner = flow;
-		ff->fq = fq;
-		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, fq);
+		k->owner = flow;
+		ff->fk = k;
+		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, k);
 	}
+	if (q->key_mode != TC_FLOWKEY_5TUPLE)
+		h = skb_get_hash(skb);
+	fq = dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, h);
 	skb->next = NULL;
 	if (fq->tail)
 		((struct sk_buff *)fq->tail)->next = skb;
@@ -520,31 +536,31 @@ static void dfs_fq_drop(void *ctx, void *skb)
 	qdisc_qstats_drop(ctx);
 }
 
-/* The flow left the scheduler, empty: its queue goes, to the spares
+/* The key left the scheduler, empty: its queues go, to the spares
  * while there is room.
  */
-static void dfs_fq_release(void *ctx, struct dfs_fq *fq)
+static void dfs_fq_release(void *ctx, struct dfs_fq_key *k)
 {
 	struct Qdisc *sch = ctx;
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
-	dfs_flow_fq(fq->owner)->fq = NULL;
+	dfs_flow_fq(k->owner)->fk = NULL;
 	if (q->fq_spares < DFS_FQ_SPARES) {
-		fq->next = q->fq_spare;
-		q->fq_spare = fq;
+		k->next = q->fq_spare;
+		q->fq_spare = k;
 		q->fq_spares++;
 		return;
 	}
-	kmem_cache_free(dfs_fq_cachep, fq);
+	kmem_cache_free(dfs_fq_cachep, k);
 }
 
 static void dfs_fq_spares_free(struct dfs_sched_data *q)
 {
-	struct dfs_fq *fq;
+	struct dfs_fq_key *k;
 
-	while ((fq = q->fq_spare)) {
-		q->fq_spare = fq->next;
-		kmem_cache_free(dfs_fq_cachep, fq);
+	while ((k = q->fq_spare)) {
+		q->fq_spare = k->next;
+		kmem_cache_free(dfs_fq_cachep, k);
 	}
 	q->fq_spares = 0;
 }
@@ -822,7 +838,7 @@ static bool dfs_flow_idle(const struct dfs_sched_data *q,
 {
 	return !flow->backlog &&
 	       dfs_cpr_idle_before(&flow->cpr, q->prune_before) &&
-	       !(dfs_fq_mode(q) && dfs_flow_fq(flow)->fq);
+	       !(dfs_fq_mode(q) && dfs_flow_fq(flow)->fk);
 }
 
 /* One batch of Algorithm 2; returns true while the round goes on. */
@@ -1336,6 +1352,7 @@ static void dfs_destroy(struct Qdisc *sch)
 	timer_delete_sync(&q->prune_timer);
 	dfs_flows_destroy(sch);
 	dfs_fq_spares_free(q);
+	kvfree(q->fq_pool);
 	dfs_cache_free(&q->cache);
 }
 
@@ -1360,7 +1377,6 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	 * delay (doc/dfs.md); sched fifo is the paper's DFS.
 	 */
 	q->sched = TC_DFS_SCHED_FQ;
-	dfs_fq_sched_init(&q->fq);
 	q->fq_params.quantum = max_t(u32, psched_mtu(qdisc_dev(sch)),
 				     DFS_QUANTUM_MIN);
 	q->target_us = DFS_DEFAULT_TARGET_US;
@@ -1380,6 +1396,12 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 		return err;
 	}
+	q->fq_pool = kvzalloc(dfs_fq_pool_size(DFS_FQ_SETS), GFP_KERNEL);
+	if (!q->fq_pool) {
+		NL_SET_ERR_MSG_MOD(extack, "no memory for the flow queues");
+		return -ENOMEM;
+	}
+	dfs_fq_sched_init(&q->fq, q->fq_pool, DFS_FQ_SETS);
 	dfs_flow_init(&q->overflow.flow, p, now);
 	dfs_cpr_flow_init(&q->cpr_clock, &q->overflow.flow.cpr);
 	dfs_meter_start(q, now);
@@ -1461,6 +1483,7 @@ static u64 dfs_memory_usage(const struct dfs_sched_data *q)
 	       (u64)q->nflows * kmem_cache_size(q->flow_cachep) +
 	       (u64)(q->fq.count + q->fq_spares) *
 	       kmem_cache_size(dfs_fq_cachep) +
+	       dfs_fq_pool_size(DFS_FQ_SETS) +
 	       q->cache.size * sizeof(struct dfs_cache_slot);
 }
 
@@ -1623,7 +1646,7 @@ static int __init dfs_module_init(void)
 
 	dfs_flow_cachep = KMEM_CACHE(dfs_flow, 0);
 	dfs_flow_fq_cachep = KMEM_CACHE(dfs_flow_fq, 0);
-	dfs_fq_cachep = KMEM_CACHE(dfs_fq, 0);
+	dfs_fq_cachep = KMEM_CACHE(dfs_fq_key, 0);
 	dfs_free_wq = alloc_workqueue("dfs_free", WQ_UNBOUND, 0);
 	if (!dfs_flow_cachep || !dfs_flow_fq_cachep || !dfs_fq_cachep ||
 	    !dfs_free_wq) {
