@@ -1515,6 +1515,8 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->fq_new_flows = q->fq_stats.new_flows;
 	st->codel_drops = q->fq_stats.codel_drops;
 	st->codel_marks = q->fq_stats.codel_marks;
+	st->fq_queues = q->fq.pooled;
+	st->fq_overflow = q->fq_stats.overflow;
 	st->drop_nomem = q->stats.drop_nomem;
 	st->drop_overmemory = q->stats.drop_overmemory;
 	st->queue_memory = q->memory_used;

@@ -758,6 +758,11 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 	}
 	if (DFS_HAS(len, qdisc_stats.cpr_surges))
 		QD_U64(cpr_surges, " cpr_surges %llu");
+	if (DFS_HAS(len, qdisc_stats.fq_overflow)) {
+		print_nl();
+		QD_U64(fq_queues, "  fq_queues %llu");
+		QD_U64(fq_overflow, " fq_overflow %llu");
+	}
 
 #undef QD_U32
 #undef QD_U64

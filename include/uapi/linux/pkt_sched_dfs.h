@@ -118,6 +118,11 @@ struct tc_dfs_qd_stats {
 	__u64	cpr_congested;	/* of them, congested */
 	__u64	drop_cpr;	/* packets of flows over tau */
 	__u64	cpr_surges;	/* periods whose arrivals swamped the link */
+	__u64	fq_queues;	/* sched fq: flow queues of the pool in use */
+	__u64	fq_overflow;	/* sched fq: packets that found their set of
+				 * the pool full, queued with their key's
+				 * first flow
+				 */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */
