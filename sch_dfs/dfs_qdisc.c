@@ -22,10 +22,11 @@
  * which know nothing of sk_buffs and are unit tested in userspace.
  *
  * With "sched fifo" (the paper's) the queue is one FIFO.  With "sched fq"
- * each flow with packets has its own queue, served by deficit round robin
- * with CoDel on each (dfs_fq.h): DFS still decides on arrival, with the
- * flow's exact backlog, and the scheduler keeps delay low for whatever
- * it admits.  Each queued skb points to its flow, so dequeue is O(1); a
+ * the flows with packets are served by deficit round robin, and in a
+ * flow's turn its connections, each in a queue of its own with CoDel
+ * (dfs_fq.h): DFS still decides on arrival, with the flow's exact
+ * backlog, and the scheduler keeps delay low for whatever it admits.
+ * Each queued skb points to its flow, so dequeue is O(1); a
  * flow with bytes queued is never freed.  Idle flows are pruned by a
  * timer, a bounded batch at a time, under the qdisc root lock.
  * Past the "flows" cap, packets of unknown flows share one overflow flow,
