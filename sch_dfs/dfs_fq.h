@@ -93,6 +93,7 @@ struct dfs_fq {
 	u32		tag;		/* flow hash of its packets */
 	s32		deficit;	/* bytes it may still send this round */
 	struct dfs_codel cv;
+	bool		tagged;		/* tag is set (the embedded queue) */
 };
 
 struct dfs_fq_list {
@@ -166,7 +167,8 @@ struct dfs_fq_stats {
  * queue and takes it out of every backlog the caller keeps (NULL when the
  * queue has none); time() is its enqueue time in dfs_codel_time() units;
  * mark() sets CE and says whether it could; drop() frees a packet pop()
- * returned; release() frees a struct dfs_fq_key that left the lists.
+ * returned; release() frees a struct dfs_fq_key that left the lists;
+ * hash() is the hash of a packet's connection (a 5-tuple flow).
  */
 struct dfs_fq_ops {
 	void	*(*pop)(void *ctx, struct dfs_fq *fq);
@@ -175,6 +177,7 @@ struct dfs_fq_ops {
 	bool	(*mark)(void *pkt);
 	void	(*drop)(void *ctx, void *pkt);
 	void	(*release)(void *ctx, struct dfs_fq_key *k);
+	u32	(*hash)(void *ctx, void *pkt);
 };
 
 /* Bytes of a pool of @sets sets, for the caller's one allocation. */
@@ -265,10 +268,9 @@ static inline void dfs_fq_activate(struct dfs_fq_sched *s,
 }
 
 static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_key *k,
-					 struct dfs_fq *fq, u32 tag,
+					 struct dfs_fq *fq,
 					 const struct dfs_fq_params *p)
 {
-	fq->tag = tag;
 	if (!fq->key) {
 		fq->key = k;
 		fq->deficit = p->quantum;
@@ -278,23 +280,42 @@ static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_key *k,
 }
 
 /*
- * The queue of key @k for a packet of flow hash @h, put in @k's new list
- * if it was in none; the caller links the packet at its tail.  The
- * embedded queue when it has @h's packets or none; else the pool queue
- * of @k that has @h, else a free way of @h's set; when all of the set's
- * ways are busy, the embedded queue, where @h shares CoDel and the round
- * with the flow there: a queue never holds two keys' packets.
+ * The queue of key @k for @pkt, put in @k's new list if it was in none;
+ * the caller links the packet at its tail.  The embedded queue when it
+ * has the packets of @pkt's connection (by ops->hash()) or none; else
+ * the pool queue of @k that has them, else a free way of the hash's set;
+ * when all of the set's ways are busy, the embedded queue, where the
+ * connection shares CoDel and the round with the one there: a queue
+ * never holds two keys' packets.
+ *
+ * A key with one connection at a time needs no hash: its packets take
+ * the embedded queue whatever it is.  The embedded queue's tag is only
+ * taken, from its oldest packet, when a packet comes while it has some:
+ * the same choice as tagging every first packet, without hashing a
+ * packet that finds its key idle (most, on a link that keeps up).
  */
 static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 					  const struct dfs_fq_params *p,
 					  struct dfs_fq_stats *st,
-					  struct dfs_fq_key *k, u32 h)
+					  struct dfs_fq_key *k, void *pkt,
+					  const struct dfs_fq_ops *ops,
+					  void *ctx)
 {
 	struct dfs_fq_pool *pool = &s->pool;
-	u32 set, base, busy, i;
+	struct dfs_fq *e = &k->q;
+	u32 h, set, base, busy, i;
 
-	if (k->q.tag == h || (!k->q.head && !k->pooled))
-		return dfs_fq_join(k, &k->q, h, p);
+	if (!e->head && !k->pooled) {
+		e->tagged = false;
+		return dfs_fq_join(k, e, p);
+	}
+	h = ops->hash(ctx, pkt);
+	if (!e->tagged && e->head) {
+		e->tag = ops->hash(ctx, e->head);
+		e->tagged = true;
+	}
+	if (e->tagged && e->tag == h)
+		return dfs_fq_join(k, e, p);
 	if (!pool->sets)
 		goto mix;
 	set = ((u64)h * pool->sets) >> 32;
@@ -304,9 +325,12 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 		for (i = 0; i < DFS_FQ_WAYS; i++)
 			if ((busy & (1U << i)) && pool->tag[base + i] == h &&
 			    pool->q[base + i].key == k)
-				return dfs_fq_join(k, &pool->q[base + i], h, p);
-		if (!k->q.head)
-			return dfs_fq_join(k, &k->q, h, p);
+				return dfs_fq_join(k, &pool->q[base + i], p);
+		if (!e->head) {
+			e->tag = h;
+			e->tagged = true;
+			return dfs_fq_join(k, e, p);
+		}
 	}
 	for (i = 0; i < DFS_FQ_WAYS; i++) {
 		if (!(busy & (1U << i))) {
@@ -314,15 +338,16 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 
 			pool->busy[set] = busy | (1U << i);
 			pool->tag[base + i] = h;
+			fq->tag = h;
 			memset(&fq->cv, 0, sizeof(fq->cv));
 			k->pooled++;
 			s->pooled++;
-			return dfs_fq_join(k, fq, h, p);
+			return dfs_fq_join(k, fq, p);
 		}
 	}
 mix:
 	st->overflow++;
-	return dfs_fq_join(k, &k->q, k->q.tag, p);
+	return dfs_fq_join(k, e, p);
 }
 
 /* An emptied queue leaves its key's lists; a pool queue is free again. */
@@ -612,6 +637,31 @@ static inline void dfs_fq_purge(struct dfs_fq_sched *s,
 			ops->release(ctx, k);
 		}
 	}
+}
+
+/*
+ * The caller holds no packet in the scheduler: release the keys left in
+ * the lists, emptied and waiting for their turn, without a round.  Only
+ * a key that holds queues of the pool has queues to free.
+ */
+static inline void dfs_fq_release_idle(struct dfs_fq_sched *s,
+				       const struct dfs_fq_ops *ops, void *ctx)
+{
+	struct dfs_fq_key *k, *next;
+
+	for (k = s->new_keys.head; k || s->old_keys.head; k = next) {
+		if (!k) {
+			k = s->old_keys.head;
+			s->old_keys.head = NULL;
+		}
+		next = k->next;
+		if (unlikely(k->pooled))
+			dfs_fq_key_purge(s, k, ops, ctx);
+		s->count--;
+		ops->release(ctx, k);
+	}
+	memset(&s->new_keys, 0, sizeof(s->new_keys));
+	memset(&s->old_keys, 0, sizeof(s->old_keys));
 }
 
 #endif /* _DFS_FQ_H */

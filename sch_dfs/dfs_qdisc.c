@@ -191,6 +191,7 @@ struct dfs_sched_data {
 	struct dfs_fq_key	*fq_spare;	/* DFS_FQ_SPARES at most, by next */
 	u32			fq_spares;
 	void			*fq_pool;	/* dfs_fq_pool_size(DFS_FQ_SETS) */
+	u64			fq_seed[FLOWKEY_HASH_SEEDS]; /* connections' */
 	struct dfs_fq_params	fq_params;
 	struct dfs_fq_stats	fq_stats;
 	u32			target_us;	/* as set: fq_params has */
@@ -334,12 +335,12 @@ static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow,
 	}
 }
 
+static const struct dfs_fq_ops dfs_fq_ops;
+
 /*
- * sched fq: put @skb at the tail of its 5-tuple flow's queue in its
- * key's, giving the key a struct dfs_fq_key (a new key for the scheduler)
- * if it has none.  The flow is skb_get_hash()'s, as fq_codel's: a hash
- * the stack or the NIC often has already, keyed at boot.  With key
- * 5tuple a key is one flow, and its embedded queue takes every packet.
+ * sched fq: put @skb at the tail of its connection's queue in its key's,
+ * giving the key a struct dfs_fq_key (a new key for the scheduler) if it
+ * has none.
  */
 static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 		      struct dfs_flow *flow, u64 now)
@@ -347,7 +348,6 @@ static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 	struct dfs_flow_fq *ff = dfs_flow_fq(flow);
 	struct dfs_fq_key *k = ff->fk;
 	struct dfs_fq *fq;
-	u32 h = 0;
 
 	if (!k) {
 		k = q->fq_spare;
@@ -365,9 +365,8 @@ static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 		ff->fk = k;
 		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, k);
 	}
-	if (q->key_mode != TC_FLOWKEY_5TUPLE)
-		h = skb_get_hash(skb);
-	fq = dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, h);
+	fq = dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, skb,
+			  &dfs_fq_ops, q->sch);
 	skb->next = NULL;
 	if (fq->tail)
 		((struct sk_buff *)fq->tail)->next = skb;
@@ -566,7 +565,31 @@ static void dfs_fq_spares_free(struct dfs_sched_data *q)
 	q->fq_spares = 0;
 }
 
+/*
+ * The hash of a packet's connection, for a key that has packets queued
+ * (dfs_fq_queue()): a plain packet is read as a 5-tuple, as classify
+ * reads it (flowkey_from_skb_fast()), and hashed with the qdisc's seeds;
+ * skb_get_hash() would dissect a packet that has no hash yet (a
+ * forwarded one without the NIC's) from the start.  Others, left to the
+ * dissector, take skb_get_hash().  With key 5tuple a key is one
+ * connection.
+ */
+static u32 dfs_fq_hash(void *ctx, void *skb)
+{
+	struct Qdisc *sch = ctx;
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	struct flowkey key;
+
+	if (q->key_mode == TC_FLOWKEY_5TUPLE)
+		return 0;
+	memset(&key, 0, sizeof(key));
+	if (likely(flowkey_from_skb_fast(skb, TC_FLOWKEY_5TUPLE, &key)))
+		return flowkey_hash(&key, q->fq_seed);
+	return skb_get_hash(skb);
+}
+
 static const struct dfs_fq_ops dfs_fq_ops = {
+	.hash		= dfs_fq_hash,
 	.pop		= dfs_fq_pop,
 	.len		= dfs_fq_len,
 	.time		= dfs_fq_time,
@@ -600,7 +623,7 @@ static struct sk_buff *dfs_fq_next(struct Qdisc *sch, u64 now)
 static void dfs_fq_idle(struct dfs_sched_data *q, struct Qdisc *sch)
 {
 	if (q->fq.count)
-		dfs_fq_purge(&q->fq, &dfs_fq_ops, sch);
+		dfs_fq_release_idle(&q->fq, &dfs_fq_ops, sch);
 }
 
 static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
@@ -1403,6 +1426,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		return -ENOMEM;
 	}
 	dfs_fq_sched_init(&q->fq, q->fq_pool, DFS_FQ_SETS);
+	flowkey_hash_init(q->fq_seed);
 	dfs_flow_init(&q->overflow.flow, p, now);
 	dfs_cpr_flow_init(&q->cpr_clock, &q->overflow.flow.cpr);
 	dfs_meter_start(q, now);

@@ -123,9 +123,16 @@ static void w_release(void *ctx, struct dfs_fq_key *k)
 	free(k);
 }
 
+static u32 w_hash(void *ctx, void *pkt)
+{
+	struct world *w = ctx;
+
+	return w->f[((struct w_pkt *)pkt)->flow].hash;
+}
+
 static const struct dfs_fq_ops w_ops = {
 	.pop = w_pop, .len = w_len, .time = w_time, .mark = w_mark,
-	.drop = w_drop, .release = w_release,
+	.drop = w_drop, .release = w_release, .hash = w_hash,
 };
 
 /* A pool of @sets sets (0: none, every key's embedded queue only). */
@@ -178,7 +185,7 @@ static struct w_pkt *w_enqueue(struct world *w, int flow, u32 len, u64 now_ns,
 		w->keys++;
 		dfs_fq_activate(&w->s, &w->p, &w->st, k);
 	}
-	fq = dfs_fq_queue(&w->s, &w->p, &w->st, k, f->hash);
+	fq = dfs_fq_queue(&w->s, &w->p, &w->st, k, pkt, &w_ops, w);
 	if (fq->tail)
 		((struct w_pkt *)fq->tail)->next = pkt;
 	else

@@ -23,8 +23,9 @@
  * every CE mark are the reference's; the backlogs and queue lengths of
  * every flow and key, the keys scheduled, the pool's ways in use and the
  * packets that found their set full agree; and every queue holds packets
- * of the key that holds it only.  At the end the purge leaves no key and
- * no way held.
+ * of the key that holds it only.  Emptied, the scheduler now and then
+ * lets go of its keys at once, as sch_dfs does when polled empty.  At
+ * the end the purge leaves no key and no way held.
  */
 #include "fq_world.h"
 #include "fuzz_input.h"
@@ -353,6 +354,24 @@ static struct rres rdequeue(struct world *w, u32 now, bool *ce)
 	}
 }
 
+/* Empty: every key left in the lists goes, its queues with it. */
+static void rrelease_idle(void)
+{
+	int k, j;
+
+	for (k = 0; k < NK; k++) {
+		if (!rk[k].listed)
+			continue;
+		for (j = 0; j < rk[k].nnew; j++)
+			rleave(k, rk[k].newq[j]);
+		for (j = 0; j < rk[k].nold; j++)
+			rleave(k, rk[k].oldq[j]);
+		memset(&rk[k], 0, sizeof(rk[k]));
+		memset(&rf[k], 0, sizeof(rf[k]));
+	}
+	nnew = nold = 0;
+}
+
 static void check(struct world *w)
 {
 	u32 listed = 0, busy = 0, i;
@@ -468,6 +487,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				FUZZ_ASSERT(pkt->ce == ce);
 			}
 			free(pkt);
+			/* as sch_dfs's poll of an empty qdisc, now and then */
+			if (!w.qlen && (op & 0x40)) {
+				dfs_fq_release_idle(&w.s, &w_ops, &w);
+				rrelease_idle();
+			}
 			break;
 		}
 		case 3:		/* time passes: up to ~1 s, often little */

@@ -122,9 +122,17 @@ static void b_release(void *ctx, struct dfs_fq_key *k)
 	free(k);
 }
 
+/* a flow per key (srcdst keys, a flow each) */
+static u32 b_hash(void *ctx, void *pkt)
+{
+	struct bench *b = ctx;
+
+	return (u32)(((struct bpkt *)pkt)->owner - b->flows) * 0x9E3779B9U;
+}
+
 static const struct dfs_fq_ops b_ops = {
 	.pop = b_pop, .len = b_len, .time = b_time, .mark = b_mark,
-	.drop = b_drop, .release = b_release,
+	.drop = b_drop, .release = b_release, .hash = b_hash,
 };
 
 /* As dfs_flow_get(): the cache, the tree, or a new flow. */
@@ -167,9 +175,8 @@ static void fq_add(struct bench *b, struct dfs_flow *flow, u32 len)
 		bf->fk = k;
 		dfs_fq_activate(&b->fq, &b->fq_params, &b->fq_stats, k);
 	}
-	/* a flow per key (srcdst keys, a flow each): skb_get_hash()'s */
-	fq = dfs_fq_queue(&b->fq, &b->fq_params, &b->fq_stats, k,
-			  (u32)(bf - b->flows) * 0x9E3779B9U);
+	fq = dfs_fq_queue(&b->fq, &b->fq_params, &b->fq_stats, k, pkt,
+			  &b_ops, b);
 	if (fq->tail)
 		((struct bpkt *)fq->tail)->next = pkt;
 	else
