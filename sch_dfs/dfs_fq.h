@@ -189,20 +189,28 @@ static inline size_t dfs_fq_pool_size(u32 sets)
 
 /*
  * @mem: dfs_fq_pool_size(@sets) zeroed bytes, or NULL with @sets 0 (no
- * pool: every key has its embedded queue only).
+ * pool: every key has its embedded queue only).  Only while no key is
+ * in the lists.
  */
-static inline void dfs_fq_sched_init(struct dfs_fq_sched *s, void *mem,
-				     u32 sets)
+static inline void dfs_fq_pool_set(struct dfs_fq_sched *s, void *mem,
+				   u32 sets)
 {
 	u32 n = sets * DFS_FQ_WAYS;
 
-	memset(s, 0, sizeof(*s));
+	memset(&s->pool, 0, sizeof(s->pool));
 	if (!mem)
 		return;
 	s->pool.q = mem;
 	s->pool.tag = (u32 *)(s->pool.q + n);
 	s->pool.busy = (u8 *)(s->pool.tag + n);
 	s->pool.sets = sets;
+}
+
+static inline void dfs_fq_sched_init(struct dfs_fq_sched *s, void *mem,
+				     u32 sets)
+{
+	memset(s, 0, sizeof(*s));
+	dfs_fq_pool_set(s, mem, sets);
 }
 
 static inline void dfs_fq_list_add(struct dfs_fq_list *l, struct dfs_fq *fq)

@@ -101,8 +101,8 @@
 #define DFS_FQ_SPARES		64
 /*
  * sched fq: flow queues for the keys with more than one flow, as many as
- * fq_codel's flows, allocated with the qdisc; a key's first flow uses the
- * queue its struct dfs_fq_key embeds.
+ * fq_codel's flows, allocated while sched fq is in use; a key's first
+ * flow uses the queue its struct dfs_fq_key embeds.
  */
 #define DFS_FQ_POOL		1024
 #define DFS_FQ_SETS		(DFS_FQ_POOL / DFS_FQ_WAYS)
@@ -190,7 +190,7 @@ struct dfs_sched_data {
 	struct dfs_fq_sched	fq;
 	struct dfs_fq_key	*fq_spare;	/* DFS_FQ_SPARES at most, by next */
 	u32			fq_spares;
-	void			*fq_pool;	/* dfs_fq_pool_size(DFS_FQ_SETS) */
+	void			*fq_pool;	/* sched fq: DFS_FQ_SETS sets */
 	u64			fq_seed[FLOWKEY_HASH_SEEDS]; /* connections' */
 	struct dfs_fq_params	fq_params;
 	struct dfs_fq_stats	fq_stats;
@@ -1289,11 +1289,22 @@ static void dfs_cpr_change(struct dfs_sched_data *q, const struct dfs_config *c)
 	WRITE_ONCE(q->cpr_mode, c->cpr_mode);
 }
 
+/* sched fq's pool of connection queues (dfs_fq_queue()) */
+static void *dfs_fq_pool_new(struct netlink_ext_ack *extack)
+{
+	void *pool = kvzalloc(dfs_fq_pool_size(DFS_FQ_SETS), GFP_KERNEL);
+
+	if (!pool)
+		NL_SET_ERR_MSG_MOD(extack, "no memory for the flow queues");
+	return pool;
+}
+
 static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_DFS_MAX + 1];
+	void *pool = NULL, *old_pool = NULL;
 	struct dfs_cache nc = {};
 	struct dfs_config c;
 	bool rebuild;
@@ -1309,10 +1320,16 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		return err;
 
+	if (c.sched == TC_DFS_SCHED_FQ && !q->fq_pool) {
+		pool = dfs_fq_pool_new(extack);
+		if (!pool)
+			return -ENOMEM;
+	}
 	rebuild = c.order != q->btree.order || c.cache_size != q->cache.size;
 	if (rebuild) {
 		err = dfs_cache_init(&nc, c.cache_size);
 		if (err) {
+			kvfree(pool);
 			NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 			return err;
 		}
@@ -1322,6 +1339,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	if (rebuild && q->nflows > DFS_REBUILD_MAX) {
 		sch_tree_unlock(sch);
 		dfs_cache_free(&nc);
+		kvfree(pool);
 		NL_SET_ERR_MSG_MOD(extack,
 				   "order and cache change with at most "
 				   __stringify(DFS_REBUILD_MAX)
@@ -1332,6 +1350,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	if (rebuild && dfs_rebuild(q, c.order, &nc)) {
 		sch_tree_unlock(sch);
 		dfs_cache_free(&nc);
+		kvfree(pool);
 		NL_SET_ERR_MSG_MOD(extack, "no memory to rebuild the flow table");
 		return -ENOMEM;
 	}
@@ -1348,6 +1367,17 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 		qdisc_purge_queue(sch);
 	if (c.sched != TC_DFS_SCHED_FQ)
 		dfs_fq_spares_free(q);
+	/* The scheduler is empty here: fifo never fills it, and a new sched
+	 * purged it.
+	 */
+	if (pool) {
+		q->fq_pool = pool;
+		dfs_fq_pool_set(&q->fq, pool, DFS_FQ_SETS);
+	} else if (c.sched != TC_DFS_SCHED_FQ && q->fq_pool) {
+		old_pool = q->fq_pool;
+		q->fq_pool = NULL;
+		dfs_fq_pool_set(&q->fq, NULL, 0);
+	}
 	q->flow_cachep = c.sched == TC_DFS_SCHED_FQ ? dfs_flow_fq_cachep :
 						      dfs_flow_cachep;
 	WRITE_ONCE(q->flows_max, c.flows_max);
@@ -1366,6 +1396,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
 	dfs_trim_queue(sch);
 	sch_tree_unlock(sch);
+	kvfree(old_pool);
 	return 0;
 }
 
@@ -1420,12 +1451,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 		return err;
 	}
-	q->fq_pool = kvzalloc(dfs_fq_pool_size(DFS_FQ_SETS), GFP_KERNEL);
-	if (!q->fq_pool) {
-		NL_SET_ERR_MSG_MOD(extack, "no memory for the flow queues");
-		return -ENOMEM;
-	}
-	dfs_fq_sched_init(&q->fq, q->fq_pool, DFS_FQ_SETS);
+	dfs_fq_sched_init(&q->fq, NULL, 0);
 	flowkey_hash_init(q->fq_seed);
 	dfs_flow_init(&q->overflow.flow, p, now);
 	dfs_cpr_flow_init(&q->cpr_clock, &q->overflow.flow.cpr);
@@ -1435,6 +1461,11 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		err = dfs_change(sch, opt, extack);
 		if (err)
 			return err;
+	} else {
+		q->fq_pool = dfs_fq_pool_new(extack);
+		if (!q->fq_pool)
+			return -ENOMEM;
+		dfs_fq_pool_set(&q->fq, q->fq_pool, DFS_FQ_SETS);
 	}
 
 	q->wfs_ewma = p->limit;
@@ -1508,7 +1539,7 @@ static u64 dfs_memory_usage(const struct dfs_sched_data *q)
 	       (u64)q->nflows * kmem_cache_size(q->flow_cachep) +
 	       (u64)(q->fq.count + q->fq_spares) *
 	       kmem_cache_size(dfs_fq_cachep) +
-	       dfs_fq_pool_size(DFS_FQ_SETS) +
+	       (q->fq_pool ? dfs_fq_pool_size(DFS_FQ_SETS) : 0) +
 	       q->cache.size * sizeof(struct dfs_cache_slot);
 }
 
