@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The flow scheduler of DFS's "sched fq" mode, free of sk_buff: deficit
- * round robin over the flows that have packets, new (sparse) flows before
- * old ones as in fq_codel, and CoDel (RFC 8289) on each flow's queue.
+ * round robin on two levels, new (sparse) before old as in fq_codel at
+ * each, and CoDel (RFC 8289) on each flow queue.  The outer round is over
+ * the keys (DFS's flows: hosts, by default) that have packets, so keys
+ * share the link by bytes as DFS shares the buffer; the inner round, a
+ * key's turn, is over that key's flow queues, one per 5-tuple flow, so a
+ * host's ping or DNS goes before its own bulk transfers, as in cake.
  *
  * It is a header of static inline functions that take the caller's packet
  * operations, as the kernel's codel_impl.h is, so the qdisc's callbacks
@@ -10,13 +14,16 @@
  * drive the very same code with packets of their own.  Packets are opaque
  * here: the caller links them in dfs_fq.head and dfs_fq.tail.
  *
- * A struct dfs_fq exists only while its flow is in one of the two lists:
- * the caller allocates it when an idle flow gets a packet
+ * A struct dfs_fq_key exists only while its key is in one of the outer
+ * lists: the caller allocates it when an idle key gets a packet
  * (dfs_fq_activate()), and the scheduler hands it back (ops->release)
- * when the flow, empty, leaves the lists.  Known flows that have nothing
+ * when the key, empty, leaves the lists.  Known keys that have nothing
  * queued, the vast majority under a spoofed flood, cost no scheduling
- * state.  CoDel's memory of the last dropping episode (count, lastcount)
- * goes with it; a flow that empties and comes back starts a new episode,
+ * state.  It embeds one flow queue, all that a key with one flow at a
+ * time needs; a key's further flows take queues from a pool of fixed size
+ * that the caller allocates once (dfs_fq_queue()), and give them back
+ * when they empty.  CoDel's memory of the last dropping episode goes with
+ * a queue; a flow that empties and comes back may start a new episode,
  * as a flow that fq_codel's hash puts in a fresh bucket does.
  */
 #ifndef _DFS_FQ_H
@@ -71,19 +78,48 @@ struct dfs_codel {
 	bool	dropping;
 };
 
-/* The scheduling state of a flow with packets (or just emptied). */
+struct dfs_fq_key;
+
+/*
+ * A flow queue: one 5-tuple flow (by its hash, the tag) of a key, or
+ * several when its set of the pool was full.  It holds packets of one key
+ * only.  ->key is set while the queue is in its key's lists.
+ */
 struct dfs_fq {
-	struct dfs_fq	*next;		/* in the new or the old list */
+	struct dfs_fq	*next;		/* in its key's new or old list */
 	void		*head;		/* the caller's packets, oldest first */
 	void		*tail;
-	void		*owner;		/* the caller's flow */
+	struct dfs_fq_key *key;		/* NULL: in no list */
+	u32		tag;		/* flow hash of its packets */
 	s32		deficit;	/* bytes it may still send this round */
 	struct dfs_codel cv;
+	bool		tagged;		/* tag is set (the embedded queue) */
 };
 
 struct dfs_fq_list {
 	struct dfs_fq	*head;
 	struct dfs_fq	*tail;
+};
+
+/*
+ * The scheduling state of a key (a DFS flow) with packets, or just
+ * emptied: its place in the round over keys, and the round over its own
+ * flow queues.  Most keys hold one flow at a time (one host's single
+ * download, a spoofed source): they use the embedded queue only.
+ */
+struct dfs_fq_key {
+	struct dfs_fq_key *next;	/* in the new or the old keys */
+	void		*owner;		/* the caller's flow */
+	s32		deficit;
+	u32		pooled;		/* queues of the pool it holds */
+	struct dfs_fq_list new_q;	/* its flow queues, new first */
+	struct dfs_fq_list old_q;
+	struct dfs_fq	q;		/* embedded */
+};
+
+struct dfs_fq_klist {
+	struct dfs_fq_key *head;
+	struct dfs_fq_key *tail;
 };
 
 struct dfs_fq_params {
@@ -94,10 +130,26 @@ struct dfs_fq_params {
 	bool	ecn;		/* CE mark ECT packets instead of dropping */
 };
 
+/*
+ * The pool of flow queues for keys with more than one flow, as cake's
+ * set-associative table: a flow hash picks a set of DFS_FQ_WAYS queues,
+ * and its tags sit side by side so that a probe reads one cache line.
+ */
+#define DFS_FQ_WAYS	8
+
+struct dfs_fq_pool {
+	struct dfs_fq	*q;		/* sets * DFS_FQ_WAYS */
+	u32		*tag;		/* q[i].tag, while busy */
+	u8		*busy;		/* a bit per way of each set */
+	u32		sets;
+};
+
 struct dfs_fq_sched {
-	struct dfs_fq_list	new_flows;
-	struct dfs_fq_list	old_flows;
-	u32			count;		/* struct dfs_fq in the lists */
+	struct dfs_fq_klist	new_keys;
+	struct dfs_fq_klist	old_keys;
+	u32			count;		/* keys in the lists */
+	u32			pooled;		/* queues of the pool in use */
+	struct dfs_fq_pool	pool;
 };
 
 /* What one dequeue dropped, for qdisc_tree_reduce_backlog(), and totals. */
@@ -106,15 +158,17 @@ struct dfs_fq_stats {
 	u32	drop_len;
 	u64	codel_drops;
 	u64	codel_marks;
-	u64	new_flows;
+	u64	new_flows;	/* keys that joined the new keys */
+	u64	overflow;	/* packets that found their set full */
 };
 
 /*
  * The caller's packet operations.  pop() unlinks the oldest packet of a
- * flow and takes it out of every backlog the caller keeps (NULL when the
- * flow has none); time() is its enqueue time in dfs_codel_time() units;
+ * queue and takes it out of every backlog the caller keeps (NULL when the
+ * queue has none); time() is its enqueue time in dfs_codel_time() units;
  * mark() sets CE and says whether it could; drop() frees a packet pop()
- * returned; release() frees a struct dfs_fq that left the lists.
+ * returned; release() frees a struct dfs_fq_key that left the lists;
+ * hash() is the hash of a packet's connection (a 5-tuple flow).
  */
 struct dfs_fq_ops {
 	void	*(*pop)(void *ctx, struct dfs_fq *fq);
@@ -122,12 +176,41 @@ struct dfs_fq_ops {
 	u32	(*time)(const void *pkt);
 	bool	(*mark)(void *pkt);
 	void	(*drop)(void *ctx, void *pkt);
-	void	(*release)(void *ctx, struct dfs_fq *fq);
+	void	(*release)(void *ctx, struct dfs_fq_key *k);
+	u32	(*hash)(void *ctx, void *pkt);
 };
 
-static inline void dfs_fq_sched_init(struct dfs_fq_sched *s)
+/* Bytes of a pool of @sets sets, for the caller's one allocation. */
+static inline size_t dfs_fq_pool_size(u32 sets)
+{
+	return (size_t)sets * DFS_FQ_WAYS *
+	       (sizeof(struct dfs_fq) + sizeof(u32)) + sets;
+}
+
+/*
+ * @mem: dfs_fq_pool_size(@sets) zeroed bytes, or NULL with @sets 0 (no
+ * pool: every key has its embedded queue only).  Only while no key is
+ * in the lists.
+ */
+static inline void dfs_fq_pool_set(struct dfs_fq_sched *s, void *mem,
+				   u32 sets)
+{
+	u32 n = sets * DFS_FQ_WAYS;
+
+	memset(&s->pool, 0, sizeof(s->pool));
+	if (!mem)
+		return;
+	s->pool.q = mem;
+	s->pool.tag = (u32 *)(s->pool.q + n);
+	s->pool.busy = (u8 *)(s->pool.tag + n);
+	s->pool.sets = sets;
+}
+
+static inline void dfs_fq_sched_init(struct dfs_fq_sched *s, void *mem,
+				     u32 sets)
 {
 	memset(s, 0, sizeof(*s));
+	dfs_fq_pool_set(s, mem, sets);
 }
 
 static inline void dfs_fq_list_add(struct dfs_fq_list *l, struct dfs_fq *fq)
@@ -153,17 +236,141 @@ static inline struct dfs_fq *dfs_fq_list_pop(struct dfs_fq_list *l)
 	return fq;
 }
 
-/* An idle flow got a packet: it joins the new flows with a full quantum.
- * @fq is zeroed, its owner and first packet set by the caller.
+static inline void dfs_fq_klist_add(struct dfs_fq_klist *l,
+				    struct dfs_fq_key *k)
+{
+	k->next = NULL;
+	if (l->tail)
+		l->tail->next = k;
+	else
+		l->head = k;
+	l->tail = k;
+}
+
+static inline struct dfs_fq_key *dfs_fq_klist_pop(struct dfs_fq_klist *l)
+{
+	struct dfs_fq_key *k = l->head;
+
+	if (k) {
+		l->head = k->next;
+		if (!l->head)
+			l->tail = NULL;
+		k->next = NULL;
+	}
+	return k;
+}
+
+/* An idle key got a packet: it joins the new keys with a full quantum.
+ * @k is zeroed, its owner set by the caller; dfs_fq_queue() then gives
+ * the packet its queue.
  */
 static inline void dfs_fq_activate(struct dfs_fq_sched *s,
 				   const struct dfs_fq_params *p,
-				   struct dfs_fq_stats *st, struct dfs_fq *fq)
+				   struct dfs_fq_stats *st,
+				   struct dfs_fq_key *k)
 {
-	fq->deficit = p->quantum;
-	dfs_fq_list_add(&s->new_flows, fq);
+	k->deficit = p->quantum;
+	dfs_fq_klist_add(&s->new_keys, k);
 	s->count++;
 	st->new_flows++;
+}
+
+static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_key *k,
+					 struct dfs_fq *fq,
+					 const struct dfs_fq_params *p)
+{
+	if (!fq->key) {
+		fq->key = k;
+		fq->deficit = p->quantum;
+		dfs_fq_list_add(&k->new_q, fq);
+	}
+	return fq;
+}
+
+/*
+ * The queue of key @k for @pkt, put in @k's new list if it was in none;
+ * the caller links the packet at its tail.  The embedded queue when it
+ * has the packets of @pkt's connection (by ops->hash()) or none; else
+ * the pool queue of @k that has them, else a free way of the hash's set;
+ * when all of the set's ways are busy, the embedded queue, where the
+ * connection shares CoDel and the round with the one there: a queue
+ * never holds two keys' packets.
+ *
+ * A key with one connection at a time needs no hash: its packets take
+ * the embedded queue whatever it is.  The embedded queue's tag is only
+ * taken, from its oldest packet, when a packet comes while it has some:
+ * the same choice as tagging every first packet, without hashing a
+ * packet that finds its key idle (most, on a link that keeps up).
+ */
+static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
+					  const struct dfs_fq_params *p,
+					  struct dfs_fq_stats *st,
+					  struct dfs_fq_key *k, void *pkt,
+					  const struct dfs_fq_ops *ops,
+					  void *ctx)
+{
+	struct dfs_fq_pool *pool = &s->pool;
+	struct dfs_fq *e = &k->q;
+	u32 h, set, base, busy, i;
+
+	if (!e->head && !k->pooled) {
+		e->tagged = false;
+		return dfs_fq_join(k, e, p);
+	}
+	h = ops->hash(ctx, pkt);
+	if (!e->tagged && e->head) {
+		e->tag = ops->hash(ctx, e->head);
+		e->tagged = true;
+	}
+	if (e->tagged && e->tag == h)
+		return dfs_fq_join(k, e, p);
+	if (!pool->sets)
+		goto mix;
+	set = ((u64)h * pool->sets) >> 32;
+	base = set * DFS_FQ_WAYS;
+	busy = pool->busy[set];
+	if (k->pooled) {
+		for (i = 0; i < DFS_FQ_WAYS; i++)
+			if ((busy & (1U << i)) && pool->tag[base + i] == h &&
+			    pool->q[base + i].key == k)
+				return dfs_fq_join(k, &pool->q[base + i], p);
+		if (!e->head) {
+			e->tag = h;
+			e->tagged = true;
+			return dfs_fq_join(k, e, p);
+		}
+	}
+	for (i = 0; i < DFS_FQ_WAYS; i++) {
+		if (!(busy & (1U << i))) {
+			struct dfs_fq *fq = &pool->q[base + i];
+
+			pool->busy[set] = busy | (1U << i);
+			pool->tag[base + i] = h;
+			fq->tag = h;
+			memset(&fq->cv, 0, sizeof(fq->cv));
+			k->pooled++;
+			s->pooled++;
+			return dfs_fq_join(k, fq, p);
+		}
+	}
+mix:
+	st->overflow++;
+	return dfs_fq_join(k, e, p);
+}
+
+/* An emptied queue leaves its key's lists; a pool queue is free again. */
+static inline void dfs_fq_leave(struct dfs_fq_sched *s, struct dfs_fq *fq)
+{
+	struct dfs_fq_key *k = fq->key;
+	u32 i;
+
+	fq->key = NULL;
+	if (fq == &k->q)
+		return;
+	i = fq - s->pool.q;
+	s->pool.busy[i / DFS_FQ_WAYS] &= ~(1U << (i % DFS_FQ_WAYS));
+	k->pooled--;
+	s->pooled--;
 }
 
 /* new_invsqrt = invsqrt / 2 * (3 - count * invsqrt^2), in Q0.32 */
@@ -310,26 +517,28 @@ static inline void *dfs_codel_dequeue(struct dfs_fq *fq,
 }
 
 /*
- * The next packet to send, fq_codel_dequeue()'s deficit round robin: the
- * first new flow, else the first old flow, sends while its deficit lasts,
- * then goes to the tail of the old flows with another quantum.  A new
- * flow that empties goes through the old flows once before it can be new
- * again, so a flow can not stay "new" by sending a packet a round.
+ * The next packet of key @k, fq_codel_dequeue()'s deficit round robin
+ * over its flow queues: the first new queue, else the first old one,
+ * sends while its deficit lasts, then goes to the tail of the old queues
+ * with another quantum.  A new queue that empties goes through the old
+ * queues once before it can be new again, so a flow can not stay "new"
+ * by sending a packet a round.  NULL once every queue of @k left.
  */
-static inline void *dfs_fq_dequeue(struct dfs_fq_sched *s,
-				   const struct dfs_fq_params *p,
-				   struct dfs_fq_stats *st,
-				   const struct dfs_fq_ops *ops, void *ctx,
-				   const u32 *backlog, u32 now)
+static inline void *dfs_fq_key_dequeue(struct dfs_fq_sched *s,
+				       struct dfs_fq_key *k,
+				       const struct dfs_fq_params *p,
+				       struct dfs_fq_stats *st,
+				       const struct dfs_fq_ops *ops, void *ctx,
+				       const u32 *backlog, u32 now)
 {
 	struct dfs_fq_list *head;
 	struct dfs_fq *fq;
 	void *pkt;
 
 	for (;;) {
-		head = &s->new_flows;
+		head = &k->new_q;
 		if (!head->head) {
-			head = &s->old_flows;
+			head = &k->old_q;
 			if (!head->head)
 				return NULL;
 		}
@@ -337,7 +546,7 @@ static inline void *dfs_fq_dequeue(struct dfs_fq_sched *s,
 		if (fq->deficit <= 0) {
 			fq->deficit += p->quantum;
 			dfs_fq_list_pop(head);
-			dfs_fq_list_add(&s->old_flows, fq);
+			dfs_fq_list_add(&k->old_q, fq);
 			continue;
 		}
 		pkt = dfs_codel_dequeue(fq, p, st, ops, ctx, backlog, now);
@@ -346,23 +555,65 @@ static inline void *dfs_fq_dequeue(struct dfs_fq_sched *s,
 			return pkt;
 		}
 		dfs_fq_list_pop(head);
-		if (head == &s->new_flows && s->old_flows.head) {
-			dfs_fq_list_add(&s->old_flows, fq);
-		} else {
-			s->count--;
-			ops->release(ctx, fq);
-		}
+		if (head == &k->new_q && k->old_q.head)
+			dfs_fq_list_add(&k->old_q, fq);
+		else
+			dfs_fq_leave(s, fq);
 	}
 }
 
 /*
- * Empty every flow through ops->drop, for reset and destroy, and release
- * them: the scheduler is empty after.
+ * The next packet to send: the same round over the keys, each sending
+ * from its own round while its deficit lasts, so that keys share the
+ * link by bytes whatever the flows each has, and a key that just got a
+ * packet goes first, once.  A key whose queues all left goes through the
+ * old keys once, as a queue does, then is released.
  */
-static inline void dfs_fq_purge(struct dfs_fq_sched *s,
-				const struct dfs_fq_ops *ops, void *ctx)
+static inline void *dfs_fq_dequeue(struct dfs_fq_sched *s,
+				   const struct dfs_fq_params *p,
+				   struct dfs_fq_stats *st,
+				   const struct dfs_fq_ops *ops, void *ctx,
+				   const u32 *backlog, u32 now)
 {
-	struct dfs_fq_list *l[] = { &s->new_flows, &s->old_flows };
+	struct dfs_fq_klist *head;
+	struct dfs_fq_key *k;
+	void *pkt;
+
+	for (;;) {
+		head = &s->new_keys;
+		if (!head->head) {
+			head = &s->old_keys;
+			if (!head->head)
+				return NULL;
+		}
+		k = head->head;
+		if (k->deficit <= 0) {
+			k->deficit += p->quantum;
+			dfs_fq_klist_pop(head);
+			dfs_fq_klist_add(&s->old_keys, k);
+			continue;
+		}
+		pkt = dfs_fq_key_dequeue(s, k, p, st, ops, ctx, backlog, now);
+		if (pkt) {
+			k->deficit -= ops->len(pkt);
+			return pkt;
+		}
+		dfs_fq_klist_pop(head);
+		if (head == &s->new_keys && s->old_keys.head) {
+			dfs_fq_klist_add(&s->old_keys, k);
+		} else {
+			s->count--;
+			ops->release(ctx, k);
+		}
+	}
+}
+
+/* Empty the queues of @k through ops->drop; they leave its lists. */
+static inline void dfs_fq_key_purge(struct dfs_fq_sched *s,
+				    struct dfs_fq_key *k,
+				    const struct dfs_fq_ops *ops, void *ctx)
+{
+	struct dfs_fq_list *l[] = { &k->new_q, &k->old_q };
 	struct dfs_fq *fq;
 	void *pkt;
 	int i;
@@ -371,10 +622,54 @@ static inline void dfs_fq_purge(struct dfs_fq_sched *s,
 		while ((fq = dfs_fq_list_pop(l[i]))) {
 			while ((pkt = ops->pop(ctx, fq)))
 				ops->drop(ctx, pkt);
-			s->count--;
-			ops->release(ctx, fq);
+			dfs_fq_leave(s, fq);
 		}
 	}
+}
+
+/*
+ * Empty every key through ops->drop, for reset and destroy, and release
+ * them: the scheduler is empty after.
+ */
+static inline void dfs_fq_purge(struct dfs_fq_sched *s,
+				const struct dfs_fq_ops *ops, void *ctx)
+{
+	struct dfs_fq_klist *l[] = { &s->new_keys, &s->old_keys };
+	struct dfs_fq_key *k;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		while ((k = dfs_fq_klist_pop(l[i]))) {
+			dfs_fq_key_purge(s, k, ops, ctx);
+			s->count--;
+			ops->release(ctx, k);
+		}
+	}
+}
+
+/*
+ * The caller holds no packet in the scheduler: release the keys left in
+ * the lists, emptied and waiting for their turn, without a round.  Only
+ * a key that holds queues of the pool has queues to free.
+ */
+static inline void dfs_fq_release_idle(struct dfs_fq_sched *s,
+				       const struct dfs_fq_ops *ops, void *ctx)
+{
+	struct dfs_fq_key *k, *next;
+
+	for (k = s->new_keys.head; k || s->old_keys.head; k = next) {
+		if (!k) {
+			k = s->old_keys.head;
+			s->old_keys.head = NULL;
+		}
+		next = k->next;
+		if (unlikely(k->pooled))
+			dfs_fq_key_purge(s, k, ops, ctx);
+		s->count--;
+		ops->release(ctx, k);
+	}
+	memset(&s->new_keys, 0, sizeof(s->new_keys));
+	memset(&s->old_keys, 0, sizeof(s->old_keys));
 }
 
 #endif /* _DFS_FQ_H */

@@ -22,10 +22,11 @@
  * which know nothing of sk_buffs and are unit tested in userspace.
  *
  * With "sched fifo" (the paper's) the queue is one FIFO.  With "sched fq"
- * each flow with packets has its own queue, served by deficit round robin
- * with CoDel on each (dfs_fq.h): DFS still decides on arrival, with the
- * flow's exact backlog, and the scheduler keeps delay low for whatever
- * it admits.  Each queued skb points to its flow, so dequeue is O(1); a
+ * the flows with packets are served by deficit round robin, and in a
+ * flow's turn its connections, each in a queue of its own with CoDel
+ * (dfs_fq.h): DFS still decides on arrival, with the flow's exact
+ * backlog, and the scheduler keeps delay low for whatever it admits.
+ * Each queued skb points to its flow, so dequeue is O(1); a
  * flow with bytes queued is never freed.  Idle flows are pruned by a
  * timer, a bounded batch at a time, under the qdisc root lock.
  * Past the "flows" cap, packets of unknown flows share one overflow flow,
@@ -99,6 +100,13 @@
  * two.
  */
 #define DFS_FQ_SPARES		64
+/*
+ * sched fq: flow queues for the keys with more than one flow, as many as
+ * fq_codel's flows, allocated while sched fq is in use; a key's first
+ * flow uses the queue its struct dfs_fq_key embeds.
+ */
+#define DFS_FQ_POOL		1024
+#define DFS_FQ_SETS		(DFS_FQ_POOL / DFS_FQ_WAYS)
 #define DFS_QUANTUM_MIN		256
 #define DFS_QUANTUM_MAX		SZ_1M
 /* A long-lived flow keeps at least this many counted (dfs_cpr.h) */
@@ -111,13 +119,13 @@ struct dfs_skb_cb {
 };
 
 /*
- * A flow of "sched fq": its queue, while it has one, is a struct dfs_fq
- * of its own (dfs_fq.h), so the flows that have nothing queued cost 8
- * bytes more than in "sched fifo", not a whole queue each.
+ * A flow of "sched fq": its queues, while it has packets, are in a struct
+ * dfs_fq_key of its own (dfs_fq.h), so the flows that have nothing queued
+ * cost 8 bytes more than in "sched fifo", not a whole queue each.
  */
 struct dfs_flow_fq {
-	struct dfs_flow	flow;
-	struct dfs_fq	*fq;
+	struct dfs_flow		flow;
+	struct dfs_fq_key	*fk;
 };
 
 /* A known flow's memory budget, its share of the B-tree included: 96
@@ -181,8 +189,10 @@ struct dfs_sched_data {
 	bool			prune_active;
 
 	struct dfs_fq_sched	fq;
-	struct dfs_fq		*fq_spare;	/* DFS_FQ_SPARES at most, by next */
+	struct dfs_fq_key	*fq_spare;	/* DFS_FQ_SPARES at most, by next */
 	u32			fq_spares;
+	void			*fq_pool;	/* sched fq: DFS_FQ_SETS sets */
+	u64			fq_seed[FLOWKEY_HASH_SEEDS]; /* connections' */
 	struct dfs_fq_params	fq_params;
 	struct dfs_fq_stats	fq_stats;
 	u32			target_us;	/* as set: fq_params has */
@@ -326,32 +336,38 @@ static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow,
 	}
 }
 
+static const struct dfs_fq_ops dfs_fq_ops;
+
 /*
- * sched fq: put @skb at the tail of its flow's queue, giving the flow one
- * (a new flow for the scheduler) if it has none.
+ * sched fq: put @skb at the tail of its connection's queue in its key's,
+ * giving the key a struct dfs_fq_key (a new key for the scheduler) if it
+ * has none.
  */
 static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 		      struct dfs_flow *flow, u64 now)
 {
 	struct dfs_flow_fq *ff = dfs_flow_fq(flow);
-	struct dfs_fq *fq = ff->fq;
+	struct dfs_fq_key *k = ff->fk;
+	struct dfs_fq *fq;
 
-	if (!fq) {
-		fq = q->fq_spare;
-		if (fq) {
-			q->fq_spare = fq->next;
+	if (!k) {
+		k = q->fq_spare;
+		if (k) {
+			q->fq_spare = k->next;
 			q->fq_spares--;
-			memset(fq, 0, sizeof(*fq));
+			memset(k, 0, sizeof(*k));
 		} else {
-			fq = kmem_cache_zalloc(dfs_fq_cachep,
-					       GFP_ATOMIC | __GFP_NOWARN);
-			if (!fq)
+			k = kmem_cache_zalloc(dfs_fq_cachep,
+					      GFP_ATOMIC | __GFP_NOWARN);
+			if (!k)
 				return -ENOMEM;
 		}
-		fq->owner = flow;
-		ff->fq = fq;
-		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, fq);
+		k->owner = flow;
+		ff->fk = k;
+		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, k);
 	}
+	fq = dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, skb,
+			  &dfs_fq_ops, q->sch);
 	skb->next = NULL;
 	if (fq->tail)
 		((struct sk_buff *)fq->tail)->next = skb;
@@ -521,36 +537,60 @@ static void dfs_fq_drop(void *ctx, void *skb)
 	qdisc_qstats_drop(ctx);
 }
 
-/* The flow left the scheduler, empty: its queue goes, to the spares
+/* The key left the scheduler, empty: its queues go, to the spares
  * while there is room.
  */
-static void dfs_fq_release(void *ctx, struct dfs_fq *fq)
+static void dfs_fq_release(void *ctx, struct dfs_fq_key *k)
 {
 	struct Qdisc *sch = ctx;
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
-	dfs_flow_fq(fq->owner)->fq = NULL;
+	dfs_flow_fq(k->owner)->fk = NULL;
 	if (q->fq_spares < DFS_FQ_SPARES) {
-		fq->next = q->fq_spare;
-		q->fq_spare = fq;
+		k->next = q->fq_spare;
+		q->fq_spare = k;
 		q->fq_spares++;
 		return;
 	}
-	kmem_cache_free(dfs_fq_cachep, fq);
+	kmem_cache_free(dfs_fq_cachep, k);
 }
 
 static void dfs_fq_spares_free(struct dfs_sched_data *q)
 {
-	struct dfs_fq *fq;
+	struct dfs_fq_key *k;
 
-	while ((fq = q->fq_spare)) {
-		q->fq_spare = fq->next;
-		kmem_cache_free(dfs_fq_cachep, fq);
+	while ((k = q->fq_spare)) {
+		q->fq_spare = k->next;
+		kmem_cache_free(dfs_fq_cachep, k);
 	}
 	q->fq_spares = 0;
 }
 
+/*
+ * The hash of a packet's connection, for a key that has packets queued
+ * (dfs_fq_queue()): a plain packet is read as a 5-tuple, as classify
+ * reads it (flowkey_from_skb_fast()), and hashed with the qdisc's seeds;
+ * skb_get_hash() would dissect a packet that has no hash yet (a
+ * forwarded one without the NIC's) from the start.  Others, left to the
+ * dissector, take skb_get_hash().  With key 5tuple a key is one
+ * connection.
+ */
+static u32 dfs_fq_hash(void *ctx, void *skb)
+{
+	struct Qdisc *sch = ctx;
+	struct dfs_sched_data *q = qdisc_priv(sch);
+	struct flowkey key;
+
+	if (q->key_mode == TC_FLOWKEY_5TUPLE)
+		return 0;
+	memset(&key, 0, sizeof(key));
+	if (likely(flowkey_from_skb_fast(skb, TC_FLOWKEY_5TUPLE, &key)))
+		return flowkey_hash(&key, q->fq_seed);
+	return skb_get_hash(skb);
+}
+
 static const struct dfs_fq_ops dfs_fq_ops = {
+	.hash		= dfs_fq_hash,
 	.pop		= dfs_fq_pop,
 	.len		= dfs_fq_len,
 	.time		= dfs_fq_time,
@@ -584,7 +624,7 @@ static struct sk_buff *dfs_fq_next(struct Qdisc *sch, u64 now)
 static void dfs_fq_idle(struct dfs_sched_data *q, struct Qdisc *sch)
 {
 	if (q->fq.count)
-		dfs_fq_purge(&q->fq, &dfs_fq_ops, sch);
+		dfs_fq_release_idle(&q->fq, &dfs_fq_ops, sch);
 }
 
 static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
@@ -823,7 +863,7 @@ static bool dfs_flow_idle(const struct dfs_sched_data *q,
 {
 	return !flow->backlog &&
 	       dfs_cpr_idle_before(&flow->cpr, q->prune_before) &&
-	       !(dfs_fq_mode(q) && dfs_flow_fq(flow)->fq);
+	       !(dfs_fq_mode(q) && dfs_flow_fq(flow)->fk);
 }
 
 /* One batch of Algorithm 2; returns true while the round goes on. */
@@ -1262,11 +1302,22 @@ static void dfs_cpr_change(struct dfs_sched_data *q, const struct dfs_config *c)
 	WRITE_ONCE(q->cpr_mode, c->cpr_mode);
 }
 
+/* sched fq's pool of connection queues (dfs_fq_queue()) */
+static void *dfs_fq_pool_new(struct netlink_ext_ack *extack)
+{
+	void *pool = kvzalloc(dfs_fq_pool_size(DFS_FQ_SETS), GFP_KERNEL);
+
+	if (!pool)
+		NL_SET_ERR_MSG_MOD(extack, "no memory for the flow queues");
+	return pool;
+}
+
 static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_DFS_MAX + 1];
+	void *pool = NULL, *old_pool = NULL;
 	struct dfs_cache nc = {};
 	struct dfs_config c;
 	bool rebuild;
@@ -1282,10 +1333,16 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		return err;
 
+	if (c.sched == TC_DFS_SCHED_FQ && !q->fq_pool) {
+		pool = dfs_fq_pool_new(extack);
+		if (!pool)
+			return -ENOMEM;
+	}
 	rebuild = c.order != q->btree.order || c.cache_size != q->cache.size;
 	if (rebuild) {
 		err = dfs_cache_init(&nc, c.cache_size);
 		if (err) {
+			kvfree(pool);
 			NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 			return err;
 		}
@@ -1295,6 +1352,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	if (rebuild && q->nflows > DFS_REBUILD_MAX) {
 		sch_tree_unlock(sch);
 		dfs_cache_free(&nc);
+		kvfree(pool);
 		NL_SET_ERR_MSG_MOD(extack,
 				   "order and cache change with at most "
 				   __stringify(DFS_REBUILD_MAX)
@@ -1305,6 +1363,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	if (rebuild && dfs_rebuild(q, c.order, &nc)) {
 		sch_tree_unlock(sch);
 		dfs_cache_free(&nc);
+		kvfree(pool);
 		NL_SET_ERR_MSG_MOD(extack, "no memory to rebuild the flow table");
 		return -ENOMEM;
 	}
@@ -1321,6 +1380,17 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 		qdisc_purge_queue(sch);
 	if (c.sched != TC_DFS_SCHED_FQ)
 		dfs_fq_spares_free(q);
+	/* The scheduler is empty here: fifo never fills it, and a new sched
+	 * purged it.
+	 */
+	if (pool) {
+		q->fq_pool = pool;
+		dfs_fq_pool_set(&q->fq, pool, DFS_FQ_SETS);
+	} else if (c.sched != TC_DFS_SCHED_FQ && q->fq_pool) {
+		old_pool = q->fq_pool;
+		q->fq_pool = NULL;
+		dfs_fq_pool_set(&q->fq, NULL, 0);
+	}
 	q->flow_cachep = c.sched == TC_DFS_SCHED_FQ ? dfs_flow_fq_cachep :
 						      dfs_flow_cachep;
 	WRITE_ONCE(q->flows_max, c.flows_max);
@@ -1339,6 +1409,7 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
 	dfs_trim_queue(sch);
 	sch_tree_unlock(sch);
+	kvfree(old_pool);
 	return 0;
 }
 
@@ -1349,6 +1420,7 @@ static void dfs_destroy(struct Qdisc *sch)
 	timer_delete_sync(&q->prune_timer);
 	dfs_flows_destroy(sch);
 	dfs_fq_spares_free(q);
+	kvfree(q->fq_pool);
 	dfs_cache_free(&q->cache);
 }
 
@@ -1373,7 +1445,6 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	 * delay (doc/dfs.md); sched fifo is the paper's DFS.
 	 */
 	q->sched = TC_DFS_SCHED_FQ;
-	dfs_fq_sched_init(&q->fq);
 	q->fq_params.quantum = max_t(u32, psched_mtu(qdisc_dev(sch)),
 				     DFS_QUANTUM_MIN);
 	q->target_us = DFS_DEFAULT_TARGET_US;
@@ -1393,6 +1464,8 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 		return err;
 	}
+	dfs_fq_sched_init(&q->fq, NULL, 0);
+	flowkey_hash_init(q->fq_seed);
 	dfs_flow_init(&q->overflow.flow, p, now);
 	dfs_cpr_flow_init(&q->cpr_clock, &q->overflow.flow.cpr);
 	dfs_meter_start(q, now);
@@ -1401,6 +1474,11 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		err = dfs_change(sch, opt, extack);
 		if (err)
 			return err;
+	} else {
+		q->fq_pool = dfs_fq_pool_new(extack);
+		if (!q->fq_pool)
+			return -ENOMEM;
+		dfs_fq_pool_set(&q->fq, q->fq_pool, DFS_FQ_SETS);
 	}
 
 	q->wfs_ewma = p->limit;
@@ -1474,6 +1552,7 @@ static u64 dfs_memory_usage(const struct dfs_sched_data *q)
 	       (u64)q->nflows * kmem_cache_size(q->flow_cachep) +
 	       (u64)(q->fq.count + q->fq_spares) *
 	       kmem_cache_size(dfs_fq_cachep) +
+	       (q->fq_pool ? dfs_fq_pool_size(DFS_FQ_SETS) : 0) +
 	       q->cache.size * sizeof(struct dfs_cache_slot);
 }
 
@@ -1505,6 +1584,8 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->fq_new_flows = q->fq_stats.new_flows;
 	st->codel_drops = q->fq_stats.codel_drops;
 	st->codel_marks = q->fq_stats.codel_marks;
+	st->fq_queues = q->fq.pooled;
+	st->fq_overflow = q->fq_stats.overflow;
 	st->drop_nomem = q->stats.drop_nomem;
 	st->drop_overmemory = q->stats.drop_overmemory;
 	st->queue_memory = q->memory_used;
@@ -1637,7 +1718,7 @@ static int __init dfs_module_init(void)
 
 	dfs_flow_cachep = KMEM_CACHE(dfs_flow, 0);
 	dfs_flow_fq_cachep = KMEM_CACHE(dfs_flow_fq, 0);
-	dfs_fq_cachep = KMEM_CACHE(dfs_fq, 0);
+	dfs_fq_cachep = KMEM_CACHE(dfs_fq_key, 0);
 	dfs_free_wq = alloc_workqueue("dfs_free", WQ_UNBOUND, 0);
 	if (!dfs_flow_cachep || !dfs_flow_fq_cachep || !dfs_fq_cachep ||
 	    !dfs_free_wq) {

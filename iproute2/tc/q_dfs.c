@@ -770,6 +770,11 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 		print_string(PRINT_FP, NULL, " cpr_period %s",
 			     sprint_time(st->cpr_period, b1));
 	}
+	if (DFS_HAS(len, qdisc_stats.fq_overflow)) {
+		print_nl();
+		QD_U64(fq_queues, "  fq_queues %llu");
+		QD_U64(fq_overflow, " fq_overflow %llu");
+	}
 
 #undef QD_U32
 #undef QD_U64

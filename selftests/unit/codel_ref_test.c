@@ -224,7 +224,7 @@ static void d_drop(void *ctx, void *p)
 	side_drop(ctx, p);
 }
 
-static void d_release(void *ctx, struct dfs_fq *fq)
+static void d_release(void *ctx, struct dfs_fq_key *k)
 {
 }
 

@@ -3,7 +3,9 @@
  * Unit tests of the flow scheduler of "sched fq" (dfs_fq.h): deficit round
  * robin by bytes, new flows first, the pass through the old flows, the
  * release of emptied flows, and CoDel's drops, their spacing and ECN
- * marks, and its bounds after a stall, driven by a synthetic clock.
+ * marks, and its bounds after a stall, driven by a synthetic clock; the
+ * two levels: sparse flows first inside a key, keys fair whatever their
+ * flows, and a full pool that never mixes keys.
  */
 #include "fq_world.h"
 #include "unit.h"
@@ -114,9 +116,9 @@ static void test_release(void)
 	CHECK(w.s.count == 1, "one flow scheduled");
 	for (i = 0; i < 3; i++)
 		free(w_dequeue(&w, 0));
-	CHECK(w.f[2].fq, "still scheduled before its next turn");
+	CHECK(w.k[2].fk, "still scheduled before its next turn");
 	CHECK(!w_dequeue(&w, 0), "nothing left");
-	CHECK(!w.f[2].fq && w.released == 1 && w.s.count == 0,
+	CHECK(!w.k[2].fk && w.released == 1 && w.s.count == 0,
 	      "released: %u, count %u", w.released, w.s.count);
 	w_destroy(&w);
 }
@@ -271,7 +273,7 @@ static void test_codel_reentry(void)
 
 	w_init(&w, 1514, 5000, 100000, false);
 	standing_queue(&w, 20, 1000, false, drops, 16);
-	count = w.f[0].fq->cv.count;
+	count = w_fq(&w, 0)->cv.count;
 	CHECK(count > 2, "episode count %u", count);
 	w_destroy(&w);
 }
@@ -291,7 +293,7 @@ static void test_purge(void)
 	      "qlen %u backlog %u count %u", w.qlen, w.backlog, w.s.count);
 	CHECK(w.released == W_FLOWS && w.dropped == 99, "released %u dropped %u",
 	      w.released, w.dropped);
-	CHECK(!w.s.new_flows.head && !w.s.old_flows.head, "lists empty");
+	CHECK(!w.s.new_keys.head && !w.s.old_keys.head, "lists empty");
 }
 
 /* The clock wraps every 73 minutes: CoDel works across it. */
@@ -326,7 +328,7 @@ static void test_codel_stall_cap(void)
 		w_enqueue(&w, 0, 64, 0, false);
 	free(w_dequeue(&w, 6 * MS));	/* above target from here */
 	free(w_dequeue(&w, 12 * MS));	/* an interval later: drops */
-	CHECK(w.dropped == 1 && w.f[0].fq->cv.dropping, "dropping, %u drops",
+	CHECK(w.dropped == 1 && w_fq(&w, 0)->cv.dropping, "dropping, %u drops",
 	      w.dropped);
 	before = w.dropped;
 	pkt = w_dequeue(&w, 12 * MS + 5000 * MS);
@@ -335,11 +337,11 @@ static void test_codel_stall_cap(void)
 	now = dfs_codel_time(12 * MS + 5000 * MS);
 	CHECK(w.dropped - before == DFS_CODEL_MAX_DROPS, "%u drops in one call",
 	      w.dropped - before);
-	CHECK(w.f[0].fq->cv.dropping &&
-	      dfs_codel_after(w.f[0].fq->cv.drop_next, now) &&
-	      !dfs_codel_after(w.f[0].fq->cv.drop_next, now + w.p.interval),
+	CHECK(w_fq(&w, 0)->cv.dropping &&
+	      dfs_codel_after(w_fq(&w, 0)->cv.drop_next, now) &&
+	      !dfs_codel_after(w_fq(&w, 0)->cv.drop_next, now + w.p.interval),
 	      "next drop within an interval of now: %d",
-	      (s32)(w.f[0].fq->cv.drop_next - now));
+	      (s32)(w_fq(&w, 0)->cv.drop_next - now));
 	before = w.dropped;
 	free(w_dequeue(&w, 12 * MS + 5000 * MS));
 	CHECK(w.dropped == before, "no drop before the new schedule: %u",
@@ -367,7 +369,7 @@ static void test_codel_law_min_tick(void)
 		w_enqueue(&w, 0, 64, 0, false);
 	free(w_dequeue(&w, 2 * MS));
 	free(w_dequeue(&w, 4 * MS));
-	cv = &w.f[0].fq->cv;
+	cv = &w_fq(&w, 0)->cv;
 	CHECK(cv->dropping, "dropping");
 	cv->count = 1U << 30;
 	cv->rec_inv_sqrt = 1;
@@ -377,6 +379,158 @@ static void test_codel_law_min_tick(void)
 	CHECK(w.dropped - before == 11, "%u drops", w.dropped - before);
 	CHECK(cv->drop_next == now + 1, "next drop %d ticks from now",
 	      (s32)(cv->drop_next - now));
+	w_destroy(&w);
+}
+
+/*
+ * Two hosts (keys), each with a bulk flow and, once the bulk flows are
+ * old, a sparse one: each sparse packet goes before its host's bulk
+ * backlog, not behind it as in one queue a key.
+ */
+static void test_sparse_in_key_first(void)
+{
+	int sent[2] = { -1, -1 }, n, i;
+	struct world w;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	w.f[0].key = 0;		/* bulk of A */
+	w.f[1].key = 0;		/* sparse of A */
+	w.f[2].key = 1;		/* bulk of B */
+	w.f[3].key = 1;		/* sparse of B */
+	for (i = 0; i < 20; i++) {
+		w_enqueue(&w, 0, 1500, 0, false);
+		w_enqueue(&w, 2, 1500, 0, false);
+	}
+	for (i = 0; i < 6; i++)
+		free(w_dequeue(&w, 0));
+	w_enqueue(&w, 1, 100, 0, false);
+	w_enqueue(&w, 3, 100, 0, false);
+	CHECK(w.s.pooled == 2, "a pool queue each: %u", w.s.pooled);
+	for (n = 0; n < 6; n++) {
+		struct w_pkt *pkt = w_dequeue(&w, 0);
+
+		CHECK(pkt, "packet %d", n);
+		if (!pkt)
+			break;
+		if (pkt->flow == 1 || pkt->flow == 3)
+			sent[pkt->key] = n;
+		else if (sent[pkt->key] < 0)
+			CHECK(0, "bulk of key %d before its sparse flow",
+			      pkt->key);
+		free(pkt);
+	}
+	CHECK(sent[0] >= 0 && sent[1] >= 0 && sent[0] < 3 && sent[1] < 3,
+	      "sparse packets at %d and %d", sent[0], sent[1]);
+	w_destroy(&w);
+}
+
+/*
+ * Key A has ten backlogged flows, key B one: the keys get the same bytes
+ * (within a quantum of each other a round), and A's flows share A's.
+ */
+static void test_key_fairness(void)
+{
+	u64 bytes[2] = {}, fb[11] = {};
+	struct world w;
+	int i, k;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (i = 0; i <= 10; i++)
+		w.f[i].key = i < 10 ? 0 : 1;
+	for (i = 0; i < 60; i++) {
+		for (k = 0; k < 10; k++)
+			w_enqueue(&w, k, 1000 + 50 * k, 0, false);
+		for (k = 0; k < 10; k++)
+			w_enqueue(&w, 10, 1500, 0, false);
+	}
+	CHECK(w.s.pooled + w.st.overflow / 60 == 9, "pooled %u", w.s.pooled);
+	for (i = 0; i < 500; i++) {
+		struct w_pkt *pkt = w_dequeue(&w, 0);
+
+		CHECK(pkt, "packet %d", i);
+		if (!pkt)
+			break;
+		bytes[pkt->key] += pkt->len;
+		fb[pkt->flow] += pkt->len;
+		free(pkt);
+		CHECK(bytes[0] > bytes[1] ? bytes[0] - bytes[1] <= 2 * 1514 :
+		      bytes[1] - bytes[0] <= 2 * 1514,
+		      "key bytes %llu vs %llu", (unsigned long long)bytes[0],
+		      (unsigned long long)bytes[1]);
+	}
+	for (k = 0; k < 10; k++)
+		CHECK(fb[k] * 10 >= bytes[0] - 2 * 1514 * 10 &&
+		      fb[k] * 10 <= bytes[0] + 2 * 1514 * 10,
+		      "flow %d: %llu of %llu", k, (unsigned long long)fb[k],
+		      (unsigned long long)bytes[0]);
+	w_destroy(&w);
+}
+
+/*
+ * A pool of one set: key A's first flow takes its embedded queue, the
+ * next eight the eight ways, the rest share the embedded queue; key B's
+ * second flow finds the set full too and shares B's embedded queue, never
+ * one of A's.  Drained, every way is free and every key released.
+ */
+static void test_pool_full(void)
+{
+	u32 ids[2] = {};
+	struct world w;
+	int i, k;
+
+	w_init_pool(&w, 1514, 5000, 100000, false, 1);
+	for (i = 0; i < 12; i++)
+		w.f[i].key = 0;
+	w.f[12].key = 1;
+	w.f[13].key = 1;
+	for (i = 0; i < 5; i++)
+		for (k = 0; k < 14; k++)
+			w_enqueue(&w, k, 200 + k, 0, false);
+	CHECK(w.s.pooled == 8 && w.s.pool.busy[0] == 0xff, "pooled %u",
+	      w.s.pooled);
+	CHECK(w.st.overflow == 5 * 4, "overflow %llu",
+	      (unsigned long long)w.st.overflow);
+	CHECK(w_queues_own_keys(&w), "queues hold one key each");
+	CHECK(w.k[1].fk->q.head && !w.k[1].fk->pooled, "B in its own queue");
+	/* flows that share a queue keep their order */
+	for (i = 0; i < 5 * 14; i++) {
+		struct w_pkt *pkt = w_dequeue(&w, 0);
+
+		CHECK(pkt, "packet %d", i);
+		if (!pkt)
+			break;
+		if (pkt->flow == 12 || pkt->flow == 13) {
+			CHECK(pkt->id > ids[pkt->flow - 12], "in order");
+			ids[pkt->flow - 12] = pkt->id;
+		}
+		free(pkt);
+		if (i % 7 == 0)
+			CHECK(w_queues_own_keys(&w), "after %d", i);
+	}
+	CHECK(!w_dequeue(&w, 0), "empty");
+	CHECK(!w.s.pooled && !w.s.pool.busy[0] && !w.s.count && !w.keys &&
+	      w.released == 2, "pooled %u busy %#x count %u keys %u",
+	      w.s.pooled, w.s.pool.busy[0], w.s.count, w.keys);
+	w_destroy(&w);
+}
+
+/* Purge with pool queues held frees them all. */
+static void test_purge_pool(void)
+{
+	struct world w;
+	int i;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (i = 0; i < W_FLOWS; i++)
+		w.f[i].key = i % 3;
+	for (i = 0; i < 200; i++)
+		w_enqueue(&w, i % W_FLOWS, 100, 0, false);
+	CHECK(w.s.pooled > 0, "pooled %u", w.s.pooled);
+	dfs_fq_purge(&w.s, &w_ops, &w);
+	CHECK(!w.s.pooled && !w.s.count && !w.keys && w.qlen == 0,
+	      "pooled %u count %u keys %u", w.s.pooled, w.s.count, w.keys);
+	for (i = 0; i < 4; i++)
+		CHECK(!w.s.pool.busy[i], "set %d busy %#x", i, w.s.pool.busy[i]);
 	w_destroy(&w);
 }
 
@@ -396,5 +550,9 @@ int main(void)
 	TEST(test_codel_wrap);
 	TEST(test_codel_stall_cap);
 	TEST(test_codel_law_min_tick);
+	TEST(test_sparse_in_key_first);
+	TEST(test_key_fairness);
+	TEST(test_pool_full);
+	TEST(test_purge_pool);
 	return unit_summary("fq_test");
 }

@@ -10,7 +10,13 @@
 
 #include "dfs_fq.h"
 
-#define W_FLOWS	8
+/*
+ * Flows are 5-tuple flows: flow i is of key f[i].key (DFS's flow: a host)
+ * and hashes to f[i].hash.  By default each flow is a key of its own, as
+ * with "key 5tuple"; the tests of the inner round give keys several.
+ */
+#define W_KEYS	32
+#define W_FLOWS	32
 #define W_PKTS	4096
 
 struct w_pkt {
@@ -19,13 +25,21 @@ struct w_pkt {
 	u32		time;		/* dfs_codel_time() at enqueue */
 	u32		id;		/* order of arrival */
 	int		flow;
+	int		key;
 	bool		ect;		/* ECN capable: mark() may set CE */
 	bool		ce;
 };
 
 struct w_flow {
-	struct dfs_fq	*fq;		/* NULL: idle */
+	int		key;
+	u32		hash;
 	u32		backlog;	/* bytes */
+	u32		qlen;
+};
+
+struct w_key {
+	struct dfs_fq_key *fk;		/* NULL: idle */
+	u32		backlog;
 	u32		qlen;
 };
 
@@ -34,11 +48,14 @@ struct world {
 	struct dfs_fq_params	p;
 	struct dfs_fq_stats	st;
 	struct w_flow		f[W_FLOWS];
+	struct w_key		k[W_KEYS];
+	void			*pool;
 	u32			backlog;	/* bytes, every flow */
 	u32			qlen;
 	u32			next_id;
 	u32			dropped;	/* packets dropped by CoDel */
-	u32			released;
+	u32			released;	/* keys */
+	u32			keys;		/* struct dfs_fq_key held */
 	u32			dropped_ids[W_PKTS];
 };
 
@@ -57,6 +74,8 @@ static void *w_pop(void *ctx, struct dfs_fq *fq)
 	f = &w->f[pkt->flow];
 	f->backlog -= pkt->len;
 	f->qlen--;
+	w->k[pkt->key].backlog -= pkt->len;
+	w->k[pkt->key].qlen--;
 	w->backlog -= pkt->len;
 	w->qlen--;
 	return pkt;
@@ -93,57 +112,80 @@ static void w_drop(void *ctx, void *pkt)
 	free(p);
 }
 
-static void w_release(void *ctx, struct dfs_fq *fq)
+static void w_release(void *ctx, struct dfs_fq_key *k)
 {
 	struct world *w = ctx;
-	int i;
+	struct w_key *wk = k->owner;
 
-	for (i = 0; i < W_FLOWS; i++) {
-		if (w->f[i].fq == fq) {
-			w->f[i].fq = NULL;
-			break;
-		}
-	}
+	wk->fk = NULL;
 	w->released++;
-	free(fq);
+	w->keys--;
+	free(k);
+}
+
+static u32 w_hash(void *ctx, void *pkt)
+{
+	struct world *w = ctx;
+
+	return w->f[((struct w_pkt *)pkt)->flow].hash;
 }
 
 static const struct dfs_fq_ops w_ops = {
 	.pop = w_pop, .len = w_len, .time = w_time, .mark = w_mark,
-	.drop = w_drop, .release = w_release,
+	.drop = w_drop, .release = w_release, .hash = w_hash,
 };
 
-static void w_init(struct world *w, u32 quantum, u32 target_us,
-		   u32 interval_us, bool ecn)
+/* A pool of @sets sets (0: none, every key's embedded queue only). */
+static void w_init_pool(struct world *w, u32 quantum, u32 target_us,
+			u32 interval_us, bool ecn, u32 sets)
 {
+	int i;
+
 	memset(w, 0, sizeof(*w));
-	dfs_fq_sched_init(&w->s);
+	if (sets)
+		w->pool = calloc(1, dfs_fq_pool_size(sets));
+	dfs_fq_sched_init(&w->s, w->pool, sets);
 	w->p.quantum = quantum;
 	w->p.target = dfs_codel_time((u64)target_us * NSEC_PER_USEC);
 	w->p.interval = dfs_codel_time((u64)interval_us * NSEC_PER_USEC);
 	w->p.mtu = 1514;
 	w->p.ecn = ecn;
+	for (i = 0; i < W_FLOWS; i++) {
+		w->f[i].key = i % W_KEYS;
+		w->f[i].hash = (i + 1) * 0x9E3779B9U;
+	}
 }
 
-/* As sch_dfs's enqueue: link the packet, activate an idle flow. */
+static inline void w_init(struct world *w, u32 quantum, u32 target_us,
+		   u32 interval_us, bool ecn)
+{
+	w_init_pool(w, quantum, target_us, interval_us, ecn, 4);
+}
+
+/* As sch_dfs's enqueue: link the packet, activate an idle key. */
 static struct w_pkt *w_enqueue(struct world *w, int flow, u32 len, u64 now_ns,
 			       bool ect)
 {
 	struct w_pkt *pkt = calloc(1, sizeof(*pkt));
 	struct w_flow *f = &w->f[flow];
-	struct dfs_fq *fq = f->fq;
+	struct w_key *wk = &w->k[f->key];
+	struct dfs_fq_key *k = wk->fk;
+	struct dfs_fq *fq;
 
 	pkt->len = len;
 	pkt->time = dfs_codel_time(now_ns);
 	pkt->id = w->next_id++;
 	pkt->flow = flow;
+	pkt->key = f->key;
 	pkt->ect = ect;
-	if (!fq) {
-		fq = calloc(1, sizeof(*fq));
-		fq->owner = f;
-		f->fq = fq;
-		dfs_fq_activate(&w->s, &w->p, &w->st, fq);
+	if (!k) {
+		k = calloc(1, sizeof(*k));
+		k->owner = wk;
+		wk->fk = k;
+		w->keys++;
+		dfs_fq_activate(&w->s, &w->p, &w->st, k);
 	}
+	fq = dfs_fq_queue(&w->s, &w->p, &w->st, k, pkt, &w_ops, w);
 	if (fq->tail)
 		((struct w_pkt *)fq->tail)->next = pkt;
 	else
@@ -151,6 +193,8 @@ static struct w_pkt *w_enqueue(struct world *w, int flow, u32 len, u64 now_ns,
 	fq->tail = pkt;
 	f->backlog += len;
 	f->qlen++;
+	wk->backlog += len;
+	wk->qlen++;
 	w->backlog += len;
 	w->qlen++;
 	return pkt;
@@ -163,9 +207,46 @@ static struct w_pkt *w_dequeue(struct world *w, u64 now_ns)
 			      dfs_codel_time(now_ns));
 }
 
+/* The embedded queue of the key of @flow (its first flow's). */
+static inline struct dfs_fq *w_fq(struct world *w, int flow)
+{
+	return &w->k[w->f[flow].key].fk->q;
+}
+
+/* Every queue's packets are of the key that holds it. */
+static bool w_queues_own_keys(struct world *w)
+{
+	struct dfs_fq_list *l[2];
+	int i, j;
+
+	for (i = 0; i < W_KEYS; i++) {
+		struct dfs_fq_key *k = w->k[i].fk;
+		struct dfs_fq *fq;
+
+		if (!k)
+			continue;
+		l[0] = &k->new_q;
+		l[1] = &k->old_q;
+		for (j = 0; j < 2; j++) {
+			for (fq = l[j]->head; fq; fq = fq->next) {
+				struct w_pkt *pkt;
+
+				if (fq->key != k)
+					return false;
+				for (pkt = fq->head; pkt; pkt = pkt->next)
+					if (pkt->key != i)
+						return false;
+			}
+		}
+	}
+	return true;
+}
+
 static void w_destroy(struct world *w)
 {
 	dfs_fq_purge(&w->s, &w_ops, w);
+	free(w->pool);
+	w->pool = NULL;
 }
 
 #endif /* _FQ_WORLD_H */

@@ -2,51 +2,78 @@
 /*
  * libFuzzer harness of the flow scheduler of "sched fq" (dfs_fq.h),
  * driven as sch_dfs drives it: packets of any size, ECN capable or not,
- * arrive on W_FLOWS flows, the clock moves on by anything from nothing to
- * seconds (and starts anywhere, so runs cross the wrap of CoDel's u32
- * clock), and the link dequeues.
+ * arrive on NF flows of NK keys, each flow's key and hash from the input
+ * (hashes from a few values, so that flows share a hash, inside a key
+ * and across keys, and sets of a pool of one or two sets, or none, fill
+ * up), the clock moves on by anything from nothing to seconds (and
+ * starts anywhere, so runs cross the wrap of CoDel's u32 clock), and the
+ * link dequeues.
  *
- * The reference is written apart from dfs_fq.h: flows in an array with
- * their packets in rings, the two lists as arrays of flow numbers, and
- * CoDel in RFC 8289's form (dodequeue() says ok_to_drop, dequeue() runs
- * the state machine), with the kernel's choices where the RFC leaves
- * room: one Newton step of 1/sqrt(count) a drop, an MTU of backlog
- * that is never dropped into, ECN marks in place of drops, drops at
- * least a tick apart and at most 256 of them in one dequeue.  Bursts of
- * up to 256 packets fill a flow past that in a few bytes of input.
+ * The reference is written apart from dfs_fq.h: queues in an array (the
+ * keys' embedded queues, then the pool's ways) with their packets in
+ * rings, the lists as arrays of numbers, and CoDel in RFC 8289's form
+ * (dodequeue() says ok_to_drop, dequeue() runs the state machine), with
+ * the kernel's choices where the RFC leaves room: one Newton step of
+ * 1/sqrt(count) a drop, an MTU of backlog that is never dropped into, ECN
+ * marks in place of drops, drops at least a tick apart and at most 256
+ * of them in one dequeue.  Bursts of up to 256 packets fill a queue past
+ * that in a few bytes of input.
  *
  * Checked after every step: the packet sent, every packet dropped and
- * every CE mark are the reference's, and the backlogs, queue lengths and
- * the count of scheduled flows agree.
+ * every CE mark are the reference's; the backlogs and queue lengths of
+ * every flow and key, the keys scheduled, the pool's ways in use and the
+ * packets that found their set full agree; and every queue holds packets
+ * of the key that holds it only.  Emptied, the scheduler now and then
+ * lets go of its keys at once, as sch_dfs does when polled empty.  At
+ * the end the purge leaves no key and no way held.
  */
 #include "fq_world.h"
 #include "fuzz_input.h"
 
-#define RQ	1024
+#define NK	4			/* keys */
+#define NF	16			/* flows */
+#define MAXSETS	2
+#define NQ	(NK + MAXSETS * DFS_FQ_WAYS)	/* embedded, then ways */
+#define RQ	W_PKTS
 
 struct rpkt {
 	u32	id, len, time;
+	int	flow;
 	bool	ect;
 };
 
-/* each flow's ring, apart so that resetting a flow is cheap */
-static struct rpkt rq[W_FLOWS][RQ];
+static struct rpkt rq[NQ][RQ];
 
-struct rflow {
+struct rqueue {
 	u32		head, len, bytes;
 	bool		listed;
 	s32		deficit;
+	u32		tag;
+	int		owner;		/* key, while busy (ways) */
+	bool		busy;
 	/* CoDel */
 	u32		first_above, drop_next, count, lastcount;
 	u16		rec_inv_sqrt;
 	bool		dropping;
 };
 
-static struct rflow rf[W_FLOWS];
-static int rnew[W_FLOWS + 1], rold[W_FLOWS + 1];
+struct rkey {
+	bool		listed;
+	s32		deficit;
+	int		newq[NQ + 1], oldq[NQ + 1];
+	int		nnew, nold;
+	u32		pooled;
+	u32		bytes, len;
+};
+
+static struct rqueue rf[NQ];
+static struct rkey rk[NK];
+static int rnew[NK + 1], rold[NK + 1];
 static int nnew, nold;
-static u32 rbacklog;
+static u32 rbacklog, rsets;
+static u32 rflen[NF], rfbytes[NF];
 static u32 rdrops[W_PKTS], nrdrops;
+static u64 roverflow;
 
 struct rres {
 	struct rpkt	p;
@@ -66,7 +93,7 @@ static int lpop(int *l, int *n)
 	return f;
 }
 
-static void rnewton(struct rflow *f)
+static void rnewton(struct rqueue *f)
 {
 	u32 invsqrt = (u32)f->rec_inv_sqrt << 16;
 	u32 invsqrt2 = ((u64)invsqrt * invsqrt) >> 32;
@@ -84,7 +111,7 @@ static u32 rlaw(u32 t, u32 interval, u16 ris)
 	return t + (step ? step : 1);
 }
 
-static struct rres rdodequeue(struct world *w, struct rflow *f, u32 now)
+static struct rres rdodequeue(struct world *w, struct rqueue *f, u32 now)
 {
 	struct rres r = {};
 
@@ -98,6 +125,10 @@ static struct rres rdodequeue(struct world *w, struct rflow *f, u32 now)
 	f->len--;
 	f->bytes -= r.p.len;
 	rbacklog -= r.p.len;
+	rflen[r.p.flow]--;
+	rfbytes[r.p.flow] -= r.p.len;
+	rk[w->f[r.p.flow].key].len--;
+	rk[w->f[r.p.flow].key].bytes -= r.p.len;
 
 	if ((s32)(now - r.p.time - w->p.target) < 0 || rbacklog <= w->p.mtu)
 		f->first_above = 0;
@@ -115,8 +146,9 @@ static void rdrop(struct rpkt *p)
 	nrdrops++;
 }
 
-/* CoDel's dequeue on one flow; *ce says the packet returned got CE. */
-static struct rres rcodel(struct world *w, struct rflow *f, u32 now, bool *ce)
+/* CoDel's dequeue on one queue; *ce says the packet returned got CE. */
+static struct rres rcodel(struct world *w, struct rqueue *f, u32 now,
+			  bool *ce)
 {
 	struct rres r = rdodequeue(w, f, now);
 	u32 drops = 0;
@@ -177,20 +209,82 @@ static struct rres rcodel(struct world *w, struct rflow *f, u32 now, bool *ce)
 	return r;
 }
 
-static struct rres rdequeue(struct world *w, u32 now, bool *ce)
+/* The queue that a packet of flow hash @h of key @k joins. */
+static int rselect(struct world *w, int k, u32 h)
 {
+	struct rkey *key = &rk[k];
+	int e = k, q = -1, i, set;
+
+	if (rf[e].tag == h || (!rf[e].len && !key->pooled)) {
+		q = e;
+		rf[e].tag = h;
+		goto join;
+	}
+	if (rsets) {
+		set = ((u64)h * rsets) >> 32;
+		for (i = 0; i < DFS_FQ_WAYS && key->pooled; i++) {
+			struct rqueue *f = &rf[NK + set * DFS_FQ_WAYS + i];
+
+			if (f->busy && f->tag == h && f->owner == k) {
+				q = f - rf;
+				goto join;
+			}
+		}
+		if (key->pooled && !rf[e].len) {
+			q = e;
+			rf[e].tag = h;
+			goto join;
+		}
+		for (i = 0; i < DFS_FQ_WAYS; i++) {
+			struct rqueue *f = &rf[NK + set * DFS_FQ_WAYS + i];
+
+			if (!f->busy) {
+				memset(f, 0, sizeof(*f));
+				f->busy = true;
+				f->tag = h;
+				f->owner = k;
+				key->pooled++;
+				q = f - rf;
+				goto join;
+			}
+		}
+	}
+	roverflow++;
+	q = e;
+join:
+	if (!rf[q].listed) {
+		rf[q].listed = true;
+		rf[q].deficit = w->p.quantum;
+		lpush(key->newq, &key->nnew, q);
+	}
+	return q;
+}
+
+/* A queue, emptied, leaves its key; a way is free again. */
+static void rleave(int k, int q)
+{
+	rf[q].listed = false;
+	if (q >= NK) {
+		rf[q].busy = false;
+		rk[k].pooled--;
+	}
+}
+
+static struct rres rkey_dequeue(struct world *w, int k, u32 now, bool *ce)
+{
+	struct rkey *key = &rk[k];
 	struct rres r;
 	bool is_new;
 	int i;
 
 	for (;;) {
-		struct rflow *f;
+		struct rqueue *f;
 
-		if (nnew) {
-			i = rnew[0];
+		if (key->nnew) {
+			i = key->newq[0];
 			is_new = true;
-		} else if (nold) {
-			i = rold[0];
+		} else if (key->nold) {
+			i = key->oldq[0];
 			is_new = false;
 		} else {
 			r.valid = false;
@@ -199,8 +293,9 @@ static struct rres rdequeue(struct world *w, u32 now, bool *ce)
 		f = &rf[i];
 		if (f->deficit <= 0) {
 			f->deficit += w->p.quantum;
-			is_new ? lpop(rnew, &nnew) : lpop(rold, &nold);
-			lpush(rold, &nold, i);
+			is_new ? lpop(key->newq, &key->nnew) :
+				 lpop(key->oldq, &key->nold);
+			lpush(key->oldq, &key->nold, i);
 			continue;
 		}
 		r = rcodel(w, f, now, ce);
@@ -208,73 +303,175 @@ static struct rres rdequeue(struct world *w, u32 now, bool *ce)
 			f->deficit -= r.p.len;
 			return r;
 		}
+		is_new ? lpop(key->newq, &key->nnew) :
+			 lpop(key->oldq, &key->nold);
+		if (is_new && key->nold)
+			lpush(key->oldq, &key->nold, i);
+		else
+			rleave(k, i);
+	}
+}
+
+static struct rres rdequeue(struct world *w, u32 now, bool *ce)
+{
+	struct rres r;
+	bool is_new;
+	int k;
+
+	for (;;) {
+		struct rkey *key;
+
+		if (nnew) {
+			k = rnew[0];
+			is_new = true;
+		} else if (nold) {
+			k = rold[0];
+			is_new = false;
+		} else {
+			r.valid = false;
+			return r;
+		}
+		key = &rk[k];
+		if (key->deficit <= 0) {
+			key->deficit += w->p.quantum;
+			is_new ? lpop(rnew, &nnew) : lpop(rold, &nold);
+			lpush(rold, &nold, k);
+			continue;
+		}
+		r = rkey_dequeue(w, k, now, ce);
+		if (r.valid) {
+			key->deficit -= r.p.len;
+			return r;
+		}
 		is_new ? lpop(rnew, &nnew) : lpop(rold, &nold);
 		if (is_new && nold) {
-			lpush(rold, &nold, i);
+			lpush(rold, &nold, k);
 		} else {
-			/* released: CoDel's state goes with it */
-			memset(f, 0, sizeof(*f));
+			/* released: its embedded queue with it */
+			memset(key, 0, sizeof(*key));
+			memset(&rf[k], 0, sizeof(rf[k]));
 		}
 	}
 }
 
+/* Empty: every key left in the lists goes, its queues with it. */
+static void rrelease_idle(void)
+{
+	int k, j;
+
+	for (k = 0; k < NK; k++) {
+		if (!rk[k].listed)
+			continue;
+		for (j = 0; j < rk[k].nnew; j++)
+			rleave(k, rk[k].newq[j]);
+		for (j = 0; j < rk[k].nold; j++)
+			rleave(k, rk[k].oldq[j]);
+		memset(&rk[k], 0, sizeof(rk[k]));
+		memset(&rf[k], 0, sizeof(rf[k]));
+	}
+	nnew = nold = 0;
+}
+
 static void check(struct world *w)
 {
-	u32 listed = 0, i;
+	u32 listed = 0, busy = 0, i;
 
 	FUZZ_ASSERT(w->backlog == rbacklog);
-	for (i = 0; i < W_FLOWS; i++) {
-		FUZZ_ASSERT(w->f[i].qlen == rf[i].len);
-		FUZZ_ASSERT(w->f[i].backlog == rf[i].bytes);
-		FUZZ_ASSERT(!w->f[i].fq == !rf[i].listed);
-		listed += rf[i].listed;
+	for (i = 0; i < NF; i++) {
+		FUZZ_ASSERT(w->f[i].qlen == rflen[i]);
+		FUZZ_ASSERT(w->f[i].backlog == rfbytes[i]);
 	}
-	FUZZ_ASSERT(w->s.count == listed);
+	for (i = 0; i < NK; i++) {
+		FUZZ_ASSERT(w->k[i].qlen == rk[i].len);
+		FUZZ_ASSERT(w->k[i].backlog == rk[i].bytes);
+		FUZZ_ASSERT(!w->k[i].fk == !rk[i].listed);
+		if (w->k[i].fk)
+			FUZZ_ASSERT(w->k[i].fk->pooled == rk[i].pooled);
+		listed += rk[i].listed;
+	}
+	for (i = 0; i < rsets * DFS_FQ_WAYS; i++) {
+		bool b = w->s.pool.busy[i / DFS_FQ_WAYS] &
+			 (1U << (i % DFS_FQ_WAYS));
+
+		FUZZ_ASSERT(b == rf[NK + i].busy);
+		FUZZ_ASSERT(!w->s.pool.q[i].key == !rf[NK + i].listed);
+		busy += b;
+	}
+	FUZZ_ASSERT(w->s.count == listed && w->keys == listed);
+	FUZZ_ASSERT(w->s.pooled == busy);
+	FUZZ_ASSERT(w->st.overflow == roverflow);
 	FUZZ_ASSERT(w->dropped == nrdrops);
 	for (i = 0; i < nrdrops && i < W_PKTS; i++)
 		FUZZ_ASSERT(w->dropped_ids[i] == rdrops[i]);
+	FUZZ_ASSERT(w_queues_own_keys(w));
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct input in = { data, size };
 	static struct world w;
+	u32 quantum, target, interval;
+	bool ecn;
 	u64 now;
 	int i;
 
-	w_init(&w, 64 + get(&in, 2) % 9000, 1 + get(&in, 3) % 20000,
-	       1 + get(&in, 3) % 1000000, get(&in, 1) & 1);
+	quantum = 64 + get(&in, 2) % 9000;
+	target = 1 + get(&in, 3) % 20000;
+	interval = 1 + get(&in, 3) % 1000000;
+	ecn = get(&in, 1) & 1;
+	rsets = get(&in, 1) % (MAXSETS + 1);
+	w_init_pool(&w, quantum, target, interval, ecn, rsets);
+	/* each flow's key and hash: eight hashes over both sets */
+	for (i = 0; i < NF; i++) {
+		u8 b = get(&in, 1);
+
+		w.f[i].key = b % NK;
+		w.f[i].hash = (b / NK % 8) * 0x20000000U + 1;
+	}
 	memset(rf, 0, sizeof(rf));
+	memset(rk, 0, sizeof(rk));
+	memset(rflen, 0, sizeof(rflen));
+	memset(rfbytes, 0, sizeof(rfbytes));
 	nnew = nold = 0;
 	rbacklog = 0;
 	nrdrops = 0;
+	roverflow = 0;
 	/* a clock that has run for long: CoDel's u32 time anywhere */
 	now = get(&in, 6) << 10;
 
 	while (in.left) {
 		u8 op = get(&in, 1);
 
-		i = op % W_FLOWS;
-		switch (op / W_FLOWS % 4) {
+		i = op % NF;
+		switch (op / NF % 4) {
 		case 0:
 		case 1: {	/* a packet of 1 to 9000 bytes, or a burst */
-			u32 n = op / W_FLOWS % 4 ? 1 + get(&in, 1) : 1;
+			u32 n = op / NF % 4 ? 1 + get(&in, 1) : 1;
 			u32 len = 1 + get(&in, 2) % 9000;
-			bool ect = op & 0x80;
-			struct rflow *f = &rf[i];
+			bool ect = get(&in, 1) & 1;
+			int k = w.f[i].key;
 			struct w_pkt *pkt;
 
-			while (n-- && f->len < RQ && w.next_id < W_PKTS) {
+			while (n-- && w.next_id < W_PKTS) {
+				struct rqueue *f;
+				int q;
+
+				if (!rk[k].listed) {
+					rk[k].listed = true;
+					rk[k].deficit = w.p.quantum;
+					lpush(rnew, &nnew, k);
+				}
+				q = rselect(&w, k, w.f[i].hash);
+				f = &rf[q];
 				pkt = w_enqueue(&w, i, len, now, ect);
-				rq[i][(f->head + f->len++) % RQ] = (struct rpkt){
-					pkt->id, len, pkt->time, ect };
+				rq[q][(f->head + f->len++) % RQ] = (struct rpkt){
+					pkt->id, len, pkt->time, i, ect };
 				f->bytes += len;
 				rbacklog += len;
-				if (!f->listed) {
-					f->listed = true;
-					f->deficit = w.p.quantum;
-					lpush(rnew, &nnew, i);
-				}
+				rflen[i]++;
+				rfbytes[i] += len;
+				rk[k].len++;
+				rk[k].bytes += len;
 			}
 			break;
 		}
@@ -290,6 +487,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				FUZZ_ASSERT(pkt->ce == ce);
 			}
 			free(pkt);
+			/* as sch_dfs's poll of an empty qdisc, now and then */
+			if (!w.qlen && (op & 0x40)) {
+				dfs_fq_release_idle(&w.s, &w_ops, &w);
+				rrelease_idle();
+			}
 			break;
 		}
 		case 3:		/* time passes: up to ~1 s, often little */
@@ -299,6 +501,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		}
 		check(&w);
 	}
+	dfs_fq_purge(&w.s, &w_ops, &w);
+	FUZZ_ASSERT(!w.s.count && !w.s.pooled && !w.keys && !w.qlen);
+	for (i = 0; i < (int)rsets; i++)
+		FUZZ_ASSERT(!w.s.pool.busy[i]);
 	w_destroy(&w);
 	return 0;
 }

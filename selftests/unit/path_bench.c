@@ -31,11 +31,13 @@
 #define QLEN	64		/* packets kept queued in sched fq */
 #define TICK_NS	100
 
-/* As sch_dfs's struct dfs_flow_fq: the flow and its queue. */
+/* As sch_dfs's struct dfs_flow_fq: the flow and its queues. */
 struct bflow {
-	struct dfs_flow	flow;
-	struct dfs_fq	*fq;
+	struct dfs_flow		flow;
+	struct dfs_fq_key	*fk;
 };
+
+#define POOL_SETS	(1024 / DFS_FQ_WAYS)	/* as sch_dfs's */
 
 struct bpkt {
 	struct bpkt	*next;
@@ -57,6 +59,7 @@ struct bench {
 	struct dfs_fq_sched	fq;
 	struct dfs_fq_params	fq_params;
 	struct dfs_fq_stats	fq_stats;
+	void			*pool;
 	struct bpkt		*free_pkts;
 	struct bflow		*flows;
 	u32			used;		/* flows taken from the array */
@@ -113,15 +116,23 @@ static void b_drop(void *ctx, void *pkt)
 	b_free(ctx, pkt);
 }
 
-static void b_release(void *ctx, struct dfs_fq *fq)
+static void b_release(void *ctx, struct dfs_fq_key *k)
 {
-	((struct bflow *)fq->owner)->fq = NULL;
-	free(fq);
+	((struct bflow *)k->owner)->fk = NULL;
+	free(k);
+}
+
+/* a flow per key (srcdst keys, a flow each) */
+static u32 b_hash(void *ctx, void *pkt)
+{
+	struct bench *b = ctx;
+
+	return (u32)(((struct bpkt *)pkt)->owner - b->flows) * 0x9E3779B9U;
 }
 
 static const struct dfs_fq_ops b_ops = {
 	.pop = b_pop, .len = b_len, .time = b_time, .mark = b_mark,
-	.drop = b_drop, .release = b_release,
+	.drop = b_drop, .release = b_release, .hash = b_hash,
 };
 
 /* As dfs_flow_get(): the cache, the tree, or a new flow. */
@@ -150,19 +161,22 @@ static void fq_add(struct bench *b, struct dfs_flow *flow, u32 len)
 {
 	struct bflow *bf = (struct bflow *)flow;
 	struct bpkt *pkt = b->free_pkts;
-	struct dfs_fq *fq = bf->fq;
+	struct dfs_fq_key *k = bf->fk;
+	struct dfs_fq *fq;
 
 	b->free_pkts = pkt->next;
 	pkt->next = NULL;
 	pkt->owner = bf;
 	pkt->len = len;
 	pkt->time = dfs_codel_time(b->now);
-	if (!fq) {
-		fq = calloc(1, sizeof(*fq));
-		fq->owner = bf;
-		bf->fq = fq;
-		dfs_fq_activate(&b->fq, &b->fq_params, &b->fq_stats, fq);
+	if (!k) {
+		k = calloc(1, sizeof(*k));
+		k->owner = bf;
+		bf->fk = k;
+		dfs_fq_activate(&b->fq, &b->fq_params, &b->fq_stats, k);
 	}
+	fq = dfs_fq_queue(&b->fq, &b->fq_params, &b->fq_stats, k, pkt,
+			  &b_ops, b);
 	if (fq->tail)
 		((struct bpkt *)fq->tail)->next = pkt;
 	else
@@ -224,7 +238,8 @@ static void bench_init(struct bench *b, u32 nflows, bool fq_mode)
 	dfs_btree_init(&b->bt, 43);
 	dfs_cache_init(&b->cache, 32);
 	b->fq_mode = fq_mode;
-	dfs_fq_sched_init(&b->fq);
+	b->pool = calloc(1, dfs_fq_pool_size(POOL_SETS));
+	dfs_fq_sched_init(&b->fq, b->pool, POOL_SETS);
 	b->fq_params.quantum = 1514;
 	b->fq_params.target = dfs_codel_from_us(5000);
 	b->fq_params.interval = dfs_codel_from_us(100000);
@@ -250,6 +265,7 @@ static void bench_free(struct bench *b)
 	dfs_btree_destroy(&b->bt, NULL, NULL);
 	dfs_cache_free(&b->cache);
 	free(b->flows);
+	free(b->pool);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -341,6 +357,9 @@ int main(void)
 		       100 * fq.spread, one / fifo.median);
 	}
 	flood = run(nmax, false, true, keys, pick);
+	printf("\nsched fq: %zu bytes a key with packets (struct dfs_fq_key), %zu a flow queue of the pool, %zu the pool of %u\n",
+	       sizeof(struct dfs_fq_key), sizeof(struct dfs_fq),
+	       dfs_fq_pool_size(POOL_SETS), POOL_SETS * DFS_FQ_WAYS);
 	printf("\nflood (4 cached malicious sources, 1M flows known): %.0f ns/packet, spread %.0f%%\n",
 	       flood.median, 100 * flood.spread);
 	free(keys);

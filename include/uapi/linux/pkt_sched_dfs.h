@@ -122,6 +122,11 @@ struct tc_dfs_qd_stats {
 	__u64	cpr_surges;	/* periods whose arrivals swamped the link */
 	__u32	cpr_period;	/* usec, the sampling period in force */
 	__u32	pad2;
+	__u64	fq_queues;	/* sched fq: flow queues of the pool in use */
+	__u64	fq_overflow;	/* sched fq: packets that found their set of
+				 * the pool full, queued with their key's
+				 * first flow
+				 */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */
