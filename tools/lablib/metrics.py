@@ -36,7 +36,6 @@ import os
 
 import qdiscs
 import scenarios
-from scenarios import LINK_BPS
 
 
 def pct(values, p):
@@ -110,7 +109,7 @@ def utilisation(scn, raw):
     last = next(((t, x) for t, x in reversed(pts) if t <= b), None)
     if not first or not last or last[0] <= first[0]:
         return None
-    return (last[1] - first[1]) * 8 / (last[0] - first[0]) / LINK_BPS
+    return (last[1] - first[1]) * 8 / (last[0] - first[0]) / scenarios.LINK_BPS
 
 
 def host_of(ip):

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """The qdiscs the lab compares: each is the child (handle 10:) of the same
-10 Mbit/s TBF, with about 100 KB of buffer where the qdisc has a size.
+TBF (10 Mbit/s unless tools/lab --rate), with about 100 KB of buffer where the qdisc has a size.
 
 Each entry is the list of tc arguments after "tc", with DEV for the
-bottleneck device and RANGES for the scenario's scored ranges as a
-tc-hishape(8) table (scores.py); the first one adds the qdisc under the
-shaper.  NFT names the entries that also load an nftables ruleset in the
+bottleneck device, RANGES for the scenario's scored ranges as a
+tc-hishape(8) table (scores.py) and RATE for the link's rate; the first
+one adds the qdisc under the shaper.  NFT names the entries that also load an nftables ruleset in the
 router, and what makes it.
 """
+import scenarios
 import scores
 
 CHILD = "qdisc add dev DEV parent 1:1 handle 10:"
@@ -97,15 +98,15 @@ QDISCS = {
                                "threshold 125 high 10:2 low 10:1"],
     "pfifo": [CHILD + " pfifo limit 70"],
     "red": [CHILD + " red limit 100000 avpkt 1000 min 15000 max 45000 "
-            "burst 25 probability 0.1 bandwidth 10mbit"],
+            "burst 25 probability 0.1 bandwidth RATE"],
     "sfb": [CHILD + " sfb limit 70"],
     "sfq": [CHILD + " sfq limit 70"],
     "fq_codel": [CHILD + " fq_codel limit 70"],
-    "cake": [CHILD + " cake bandwidth 10mbit"],
+    "cake": [CHILD + " cake bandwidth RATE"],
     # cake's per-host fairness (the peer of dfs key src).
-    "cake-srchost": [CHILD + " cake bandwidth 10mbit dual-srchost"],
+    "cake-srchost": [CHILD + " cake bandwidth RATE dual-srchost"],
     "hhf": [CHILD + " hhf limit 70"],
-    "choke": [CHILD + " choke limit 70 bandwidth 10mbit min 15 max 45 "
+    "choke": [CHILD + " choke limit 70 bandwidth RATE min 15 max 45 "
               "avpkt 1000 burst 25"],
     "pie": [CHILD + " pie limit 70"],
     # Scenario 7, the scored ranges: the binary decision (drop every
@@ -137,7 +138,7 @@ MARK_KEYS = {"dfs": ("ecn_marked", "codel_marks"), "fq_codel": ("ecn_mark",),
 
 def commands(name, dev, ranges=None):
     return [c.replace("DEV", dev).replace("RANGES", ranges or "-")
-            for c in QDISCS[name]]
+            .replace("RATE", scenarios.LINK_RATE) for c in QDISCS[name]]
 
 
 def ecn_marks(qdisc_json):

@@ -48,7 +48,7 @@ import qdiscs                   # noqa: E402
 import rrul                     # noqa: E402
 import scenarios                # noqa: E402
 import scores                   # noqa: E402
-from scenarios import (LINK_RATE, TCP_PORT, UDP_PORT, WEB_PORT,  # noqa: E402
+from scenarios import (TCP_PORT, UDP_PORT, WEB_PORT,  # noqa: E402
                        host_ip)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -210,10 +210,10 @@ def topology(hosts):
 
 
 def bottleneck(dev, spec):
-    """The lab's 10 Mbit/s TBF on DEV, the qdisc under test (SPEC, its tc
+    """The lab's TBF at the link's rate (10 Mbit/s unless --rate) on DEV, the qdisc under test (SPEC, its tc
     commands) its child."""
     tc_batch("r", ["qdisc add dev %s root handle 1: tbf rate %s burst 32k "
-                   "latency 50ms" % (dev, LINK_RATE)] + spec)
+                   "latency 50ms" % (dev, scenarios.LINK_RATE)] + spec)
 
 
 def setup(scn):
@@ -570,10 +570,17 @@ def main():
     ap.add_argument("--baseline", help="--check of scenario 6: the "
                     "summary of the same qdiscs' run of 6n")
     ap.add_argument("--out")
+    ap.add_argument("--rate", help="the bottleneck's rate (default 10mbit); "
+                    "every rate of the scenario scales with it")
     ap.add_argument("--keep", action="store_true",
                     help="keep the other qdiscs' earlier runs in the table")
     args = ap.parse_args()
 
+    if args.rate:
+        try:
+            scenarios.set_link(scenarios.parse_rate(args.rate))
+        except ValueError as e:
+            sys.exit("lab: --rate: %s" % e)
     scn = scenarios.get(args.scenario, args.short)
     kinds = (args.qdiscs.replace(",", " ").split() if args.qdiscs else
              scn.qdiscs or qdiscs.DEFAULT)

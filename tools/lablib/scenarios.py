@@ -12,6 +12,27 @@ from dataclasses import dataclass, field
 
 LINK_BPS = 10_000_000
 LINK_RATE = "10mbit"
+
+
+def set_link(bps):
+    """Run on a link of BPS bit/s (tools/lab --rate): the scenarios' rates
+    are shares of it, so each is the same experiment at another speed."""
+    global LINK_BPS, LINK_RATE
+    LINK_BPS = bps
+    LINK_RATE = "%dkbit" % (bps // 1000)
+
+
+def parse_rate(text):
+    """tc's form, as tools/lab --rate takes it: 5mbit, 2500kbit."""
+    units = {"gbit": 10**9, "mbit": 10**6, "kbit": 10**3, "bit": 1}
+    for unit, mult in units.items():
+        if text.endswith(unit):
+            try:
+                return int(float(text[:-len(unit)]) * mult)
+            except ValueError:
+                break
+    raise ValueError("a rate is a number and gbit, mbit, kbit or bit: '%s'"
+                     % text)
 SEED = 20141121
 
 TCP_PORT = 5200         # + host index
@@ -232,8 +253,9 @@ def shrew(name, title, rate, short, checks="", pulse=(0.3, 0.1), hosts=16):
 
 
 def scenario6(short):
-    return shrew("scenario6", "16 hosts pulsing 1.25 Mbit/s in step, 100 ms "
-                 "every 300 ms, + 8 TCP hosts", 1_250_000, short, "shrew")
+    return shrew("scenario6", "16 hosts pulsing %g Mbit/s in step, 100 ms "
+                 "every 300 ms, + 8 TCP hosts" % (LINK_BPS / 8e6),
+                 LINK_BPS // 8, short, "shrew")
 
 
 def scenario6b(short):
@@ -241,8 +263,9 @@ def scenario6b(short):
     hosts, each faster, in shorter bursts further apart (12 at 2.5 Mbit/s,
     three times the link together, 50 ms every 500 ms, 0.3 of it on
     average)."""
-    return shrew("scenario6b", "12 hosts pulsing 2.5 Mbit/s in step, 50 ms "
-                 "every 500 ms, + 8 TCP hosts", 2_500_000, short, "shrew",
+    return shrew("scenario6b", "12 hosts pulsing %g Mbit/s in step, 50 ms "
+                 "every 500 ms, + 8 TCP hosts" % (LINK_BPS / 4e6),
+                 LINK_BPS // 4, short, "shrew",
                  pulse=(0.5, 0.05), hosts=12)
 
 
