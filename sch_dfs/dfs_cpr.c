@@ -204,6 +204,10 @@ void dfs_cpr_advance(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 	u64 k;
 
 	k = div64_u64(now - c->cur_start, c->period_ns);
+	if (c->arrived) {
+		dfs_cpr_set_bit(c->came, c->cur);
+		c->busy++;
+	}
 	surge = c->arrived > c->surge_bytes;
 	if (surge) {
 		dfs_cpr_set_bit(c->surge, c->cur);
@@ -229,6 +233,7 @@ void dfs_cpr_advance(struct dfs_cpr_clock *c, const struct dfs_cpr_params *p,
 	else
 		c->tau = p->tau;
 	c->recent -= dfs_cpr_clear(c->ring, c->cur + 1, k);
+	c->busy -= dfs_cpr_clear(c->came, c->cur + 1, k);
 	dfs_cpr_clear(c->surge, c->cur + 1, k);
 	c->cur += (u32)k;
 	c->cur_start += k * c->period_ns;
@@ -302,14 +307,13 @@ void dfs_cpr_new_period(const struct dfs_cpr_clock *c,
 /*
  * Over tau (less DFS_CPR_RELEASE_MARGIN if @held), with enough packets
  * counted to be judged; by surges, also with under half the link's calm
- * share of its packets in calm periods (dfs_cpr.h).
+ * share of its busy periods in calm ones (dfs_cpr.h).
  */
 bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		     const struct dfs_cpr_params *p,
 		     const struct dfs_cpr_flow *f, bool held)
 {
-	u32 tau = c->tau;
-	u64 window;
+	u32 tau = c->tau, calm;
 
 	if (held)
 		tau = tau > DFS_CPR_RELEASE_MARGIN ?
@@ -319,7 +323,8 @@ bool dfs_cpr_suspect(const struct dfs_cpr_clock *c,
 		return false;
 	if (p->signal != TC_DFS_CPR_SIGNAL_SURGES)
 		return true;
-	window = min_t(u64, c->periods, DFS_CPR_RING - 1);
-	return (u64)(f->packets - f->congested) * DFS_CPR_CALM_RATIO * window <
-	       (window - c->recent) * f->packets;
+	/* by surges, a congested period is busy: recent <= busy */
+	calm = c->busy - min(c->recent, c->busy);
+	return (u64)(f->packets - f->congested) * DFS_CPR_CALM_RATIO *
+	       c->busy < (u64)calm * f->packets;
 }

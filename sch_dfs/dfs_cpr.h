@@ -80,13 +80,19 @@
  *
  * By surges, a flow over tau is also judged against the link: it is a
  * suspect only if the share of its packets sent in calm periods is under
- * half the share of calm periods of the last DFS_CPR_RING - 1 (the
- * ring's; they are counted as the ring fills and empties, no walk).  A
- * flood of many sources makes every period a surge until DFS finds it,
- * and every flow's CPR nears 1 with it: the CPR tells an attacker only
- * where the link is calm between its bursts, and an attacker sends
- * nothing there.  A flow that sends evenly has the link's share of calm
- * periods, and TCP, which gets the link between the bursts, more.
+ * half the share of calm periods among the busy ones (in which anything
+ * came) of the last DFS_CPR_RING - 1 (the ring's; they are counted as
+ * the ring fills and empties, no walk).  A flood of many sources makes
+ * every period a surge until DFS finds it, and every flow's CPR nears 1
+ * with it: the CPR tells an attacker only where the link is calm between
+ * its bursts, and an attacker sends nothing there.  A flow that sends
+ * evenly has the link's share of calm periods, and TCP, which gets the
+ * link between the bursts, more.  Busy ones, because no flow sends in a
+ * period in which nothing came: counted among the calm ones, the idle
+ * periods before the traffic began (the ring spans 10 s at 10 ms
+ * periods) made the link look calm, and TCP flows starting together,
+ * whose slow starts surge, were held as attackers (the lab's scenario
+ * 2 through sched fifo).
  *
  * Where the link stays congested without an attack (a busy TCP link at
  * 10 ms periods), tau stays at tau_min, and a TCP flow held there would
@@ -203,12 +209,14 @@ struct dfs_cpr_clock {
 	u64	congested;	/* of them, congested */
 	u64	surges;		/* of them, surges */
 	u32	recent;		/* congested of the ring's ended periods */
+	u32	busy;		/* of them, those in which anything came */
 	u64	arrived;	/* bytes come in period cur, held ones too */
 	u64	top;		/* the most of them one flow brought */
 	u64	link_rate;	/* bytes/s the link sends; 0: not known */
 	u64	surge_bytes;	/* a period's arrivals over this: a surge */
 	u64	ring[DFS_CPR_WORDS];	/* bit i % RING: period i congested */
 	u64	surge[DFS_CPR_WORDS];	/* bit i % RING: period i a surge */
+	u64	came[DFS_CPR_WORDS];	/* bit i % RING: period i busy */
 };
 
 /* A flow's part: eight bytes. */

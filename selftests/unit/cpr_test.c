@@ -622,6 +622,67 @@ static void test_surge_judged_against_link(void)
 	dfs_cpr_packet(&c, &even);
 	CHECK(!dfs_cpr_suspect(&c, &p, &even, false), "the even flow, CPR %u, one",
 	      dfs_cpr_value(&even));
+	CHECK(c.busy == DFS_CPR_RING - 1, "%u busy periods of %u", c.busy,
+	      DFS_CPR_RING - 1);
+}
+
+/*
+ * The link's calm share is of its busy periods: the idle ones before
+ * traffic starts are not calm ones any flow could have sent in.  Eight
+ * seconds idle, then five flows that start together and surge in step
+ * two periods in three (slow starts into a busy link), each sending half
+ * as much in the calm third: CPR 0.8, over tau, but none is a suspect,
+ * where with the idle periods counted as calm (the ring's share 0.95)
+ * every one was.  Attackers that
+ * send in no calm period are, at once.
+ */
+static void test_idle_is_not_calm(void)
+{
+	struct dfs_cpr_flow f[5], atk[5];
+	struct dfs_cpr_clock c;
+	struct dfs_cpr_params p = surges_at_10mbit(&c);
+	u64 now = 8 * NSEC_PER_SEC;
+	int i, j;
+
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(c.busy == 0 && c.periods == 800, "%u busy of %llu", c.busy,
+	      (unsigned long long)c.periods);
+	for (j = 0; j < 5; j++) {
+		dfs_cpr_flow_init(&c, &f[j]);
+		dfs_cpr_flow_init(&c, &atk[j]);
+	}
+	for (i = 0; i < 60; i++) {	/* 0.6 s */
+		dfs_cpr_tick(&c, &p, now);
+		for (j = 0; j < 5; j++)
+			came(&c, &f[j], i % 3 ? 4 : 2, 1500);
+		now += p.period_ns;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	CHECK(c.busy == 60 && c.recent == 40, "%u busy, %u congested", c.busy,
+	      c.recent);
+	for (j = 0; j < 5; j++) {
+		dfs_cpr_packet(&c, &f[j]);
+		CHECK(dfs_cpr_value(&f[j]) > c.tau &&
+		      !dfs_cpr_suspect(&c, &p, &f[j], false),
+		      "flow %d: CPR %u, tau %u, a suspect", j,
+		      dfs_cpr_value(&f[j]), c.tau);
+	}
+	for (i = 0; i < 60; i++) {	/* the same, attackers in the surges */
+		dfs_cpr_tick(&c, &p, now);
+		for (j = 0; j < 5; j++) {
+			came(&c, &f[j], i % 3 ? 4 : 2, 1500);
+			if (i % 3)
+				came(&c, &atk[j], 2, 1500);
+		}
+		now += p.period_ns;
+	}
+	dfs_cpr_tick(&c, &p, now);
+	for (j = 0; j < 5; j++) {
+		dfs_cpr_packet(&c, &atk[j]);
+		CHECK(dfs_cpr_suspect(&c, &p, &atk[j], false),
+		      "attacker %d: CPR %u, not a suspect", j,
+		      dfs_cpr_value(&atk[j]));
+	}
 }
 
 /*
@@ -630,13 +691,14 @@ static void test_surge_judged_against_link(void)
  * (12500 bytes a period, a surge over 18750): a lone flow at three times
  * the link's rate makes none, nor does a flood at twice it beside TCP at
  * the link's rate; sixteen hosts in step at an eighth of it each, twice
- * the link together, make one in each of their bursts.  Exactly
+ * the link together, make one in each of their bursts, and are suspects
+ * beside a flow that sends a packet every period.  Exactly
  * surge_bytes beside the top flow is no surge, a byte more is one; and
  * a top flow whose packets grew counts no more than came.
  */
 static void test_surge_without_top_flow(void)
 {
-	struct dfs_cpr_flow lone, flood, tcp, atk[16], a, b;
+	struct dfs_cpr_flow lone, flood, tcp, victim, atk[16], a, b;
 	struct dfs_cpr_clock c;
 	struct dfs_cpr_params p = surges_at_10mbit(&c);
 	u64 now = 0;
@@ -674,10 +736,12 @@ static void test_surge_without_top_flow(void)
 
 	for (j = 0; j < 16; j++)
 		dfs_cpr_flow_init(&c, &atk[j]);
+	dfs_cpr_flow_init(&c, &victim);
 	for (i = 0; i < 1500; i++) {	/* a burst one period in three */
 		dfs_cpr_tick(&c, &p, now);
 		for (j = 0; i % 3 == 0 && j < 16; j++)
 			came(&c, &atk[j], 1, 1562);
+		came(&c, &victim, 1, 1250);
 		now += p.period_ns;
 	}
 	dfs_cpr_tick(&c, &p, now);
@@ -953,6 +1017,7 @@ int main(void)
 	TEST(test_surge_signal);
 	TEST(test_own_drops_are_not_surges);
 	TEST(test_surge_judged_against_link);
+	TEST(test_idle_is_not_calm);
 	TEST(test_derived_period);
 	TEST(test_period_follows_link);
 	TEST(test_defaults_scale);

@@ -28,7 +28,8 @@
  *   - the clock's count of congested periods among the ring's ended ones
  *     is the history's over the last DFS_CPR_RING - 1 periods;
  *   - by surges, a flow over tau is a suspect only with under half the
- *     link's share of calm periods among its packets in calm ones;
+ *     link's share of calm periods among its busy ones (in which bytes
+ *     came) among its packets in calm ones;
  *   - a flow judged afresh (dfs_cpr_forget()) counts from nothing, in the
  *     period it was in;
  *   - the period a flow was last seen is the period of its last packet;
@@ -60,6 +61,7 @@ struct ref_flow {
 
 static bool hist[MAX_PERIODS];
 static bool surge_hist[MAX_PERIODS];
+static bool came_hist[MAX_PERIODS];
 
 static u64 ref_surge_bytes(u64 rate, u64 len, const struct dfs_cpr_params *p)
 {
@@ -155,13 +157,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_cpr_clock c;
 	u64 now, start, periods = 0, congested = 0, surges = 0;
 	u64 rate = 0, arrived = 0, top = 0, len, next, prate = 0;
-	u32 cur = 0, tau, i, j, window, recent;
+	u32 cur = 0, tau, i, j, window, recent, busy, calm;
 	int ops = 0;
 
 	decode_params(&in, &p);
 	now = start = get(&in, 6);
 	memset(hist, 0, sizeof(hist));
 	memset(surge_hist, 0, sizeof(surge_hist));
+	memset(came_hist, 0, sizeof(came_hist));
 
 	dfs_cpr_init(&c, &p, now);
 	len = next = p.period_ns ? p.period_ns : NSEC_PER_MSEC;
@@ -191,6 +194,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			for (; k; k--) {
 				bool cong;
 
+				came_hist[cur] = arrived > 0;
 				if (arrived > ref_surge_bytes(rate, len, &p)) {
 					surge_hist[cur] = true;
 					surges++;
@@ -305,9 +309,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				    (i < DFS_CPR_RING && surge_hist[cur - i]));
 		FUZZ_ASSERT(!dfs_cpr_was_congested(&c, cur));
 		window = cur < DFS_CPR_RING - 1 ? cur : DFS_CPR_RING - 1;
-		for (recent = 0, i = 1; i <= window; i++)
+		for (recent = busy = 0, i = 1; i <= window; i++) {
 			recent += hist[cur - i];
-		FUZZ_ASSERT(c.recent == recent);
+			busy += came_hist[cur - i];
+		}
+		FUZZ_ASSERT(c.recent == recent && c.busy == busy);
+		calm = busy > recent ? busy - recent : 0;
 		for (j = 0; j < FLOWS; j++) {
 			/* a held flow goes free 0.1 under tau */
 			bool held = (ops + j) & 1;
@@ -318,8 +325,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 			if (over && p.signal == TC_DFS_CPR_SIGNAL_SURGES)
 				over = (u64)(rf[j].packets - rf[j].congested) *
-				       2 * window <
-				       (u64)(window - recent) * rf[j].packets;
+				       2 * busy <
+				       (u64)calm * rf[j].packets;
 			FUZZ_ASSERT(f[j].packets == rf[j].packets &&
 				    f[j].congested == rf[j].congested &&
 				    f[j].pending == rf[j].pending &&
