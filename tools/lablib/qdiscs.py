@@ -31,6 +31,8 @@ QDISCS = {
     "dfs": [CHILD + " dfs limit 100000 sched fifo"],
     # Per-host fairness: every busy host is one flow.
     "dfs-src": [CHILD + " dfs limit 100000 key src sched fifo"],
+    # The paper's DFS as it was, without CPR.
+    "dfs-nocpr": [CHILD + " dfs limit 100000 sched fifo nocpr"],
     # A queue per flow, DRR with CoDel on each, DFS's verdicts on top,
     # CPR with its periods from the link's rate: DFS's defaults.
     "dfs-fq": [CHILD + " dfs limit 100000 sched fq"],
@@ -122,7 +124,7 @@ NFT = {"droplist": scores.nft_droplist}
 SCORED = ("droplist", "hishape")
 
 # The variants run where a scenario asks for them (tools/lab -q).
-VARIANTS = ("dfs-src", "dfs-fq-src", "dfs-fq-5t", "dfs-fq-nocpr",
+VARIANTS = ("dfs-src", "dfs-nocpr", "dfs-fq-src", "dfs-fq-5t", "dfs-fq-nocpr",
             "dfs-cpr", "dfs-fq-cpr",
             "dfs-fq-cpr10", "dfs-fq-cpr-p10", "dfs-fq-cprs", "dfs-fq-cprs-p",
             "dfs-fq-tau0.2", "dfs-fq-tau0.6", "dfs-fq-tau0.8",
