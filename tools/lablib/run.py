@@ -53,6 +53,8 @@ from scenarios import (TCP_PORT, UDP_PORT, WEB_PORT,  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
+sys.path.insert(1, TOOLS)
+import man_defaults             # noqa: E402  (tc's units)
 PREFIX = "lab-"
 DEV = "r-out"
 RCV4 = "10.0.0.2"
@@ -578,9 +580,13 @@ def main():
 
     if args.rate:
         try:
-            scenarios.set_link(scenarios.parse_rate(args.rate))
+            bps = int(man_defaults.scaled(args.rate, man_defaults.RATE_UNITS,
+                                          "rate"))
         except ValueError as e:
-            sys.exit("lab: --rate: %s" % e)
+            sys.exit("lab: --rate %s: %s" % (args.rate, e))
+        if bps <= 0:
+            sys.exit("lab: --rate %s: not above 0" % args.rate)
+        scenarios.set_link(bps)
     scn = scenarios.get(args.scenario, args.short)
     kinds = (args.qdiscs.replace(",", " ").split() if args.qdiscs else
              scn.qdiscs or qdiscs.DEFAULT)

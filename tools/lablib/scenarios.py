@@ -20,19 +20,6 @@ def set_link(bps):
     global LINK_BPS, LINK_RATE
     LINK_BPS = bps
     LINK_RATE = "%dkbit" % (bps // 1000)
-
-
-def parse_rate(text):
-    """tc's form, as tools/lab --rate takes it: 5mbit, 2500kbit."""
-    units = {"gbit": 10**9, "mbit": 10**6, "kbit": 10**3, "bit": 1}
-    for unit, mult in units.items():
-        if text.endswith(unit):
-            try:
-                return int(float(text[:-len(unit)]) * mult)
-            except ValueError:
-                break
-    raise ValueError("a rate is a number and gbit, mbit, kbit or bit: '%s'"
-                     % text)
 SEED = 20141121
 
 TCP_PORT = 5200         # + host index
