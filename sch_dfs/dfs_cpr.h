@@ -209,7 +209,7 @@ struct dfs_cpr_clock {
 	u64	congested;	/* of them, congested */
 	u64	surges;		/* of them, surges */
 	u32	recent;		/* congested of the ring's ended periods */
-	u32	busy;		/* of them, those in which anything came */
+	u32	busy;		/* of the ring's ended periods, busy ones */
 	u64	arrived;	/* bytes come in period cur, held ones too */
 	u64	top;		/* the most of them one flow brought */
 	u64	link_rate;	/* bytes/s the link sends; 0: not known */
