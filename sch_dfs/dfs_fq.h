@@ -2,11 +2,25 @@
 /*
  * The flow scheduler of DFS's "sched fq" mode, free of sk_buff: deficit
  * round robin on two levels, new (sparse) before old as in fq_codel at
- * each, and CoDel (RFC 8289) on each flow queue.  The outer round is over
- * the keys (DFS's flows: hosts, by default) that have packets, so keys
- * share the link by bytes as DFS shares the buffer; the inner round, a
- * key's turn, is over that key's flow queues, one per 5-tuple flow, so a
- * host's ping or DNS goes before its own bulk transfers, as in cake.
+ * each, and CoDel (RFC 8289).  The outer round is over the keys (DFS's
+ * flows: hosts, by default) that have packets, so keys share the link by
+ * bytes as DFS shares the buffer; the inner round, a key's turn, is over
+ * that key's flow queues, one per 5-tuple flow, so a host's ping or DNS
+ * goes before its own bulk transfers, as in cake.
+ *
+ * CoDel is split between the two levels.  Each flow queue says whether
+ * its packets have sat above target for an interval (ok_to_drop); the
+ * key runs one control law, whose drops fall on packets of the queues
+ * that say so, and leaves its dropping state when none of them does.  A
+ * key with one flow is plain CoDel (codel_ref_test.c holds it to the
+ * kernel's codel_impl.h).  A key with many flows is signalled at one
+ * CoDel's rate, as a host is by its own: with a control law a flow, a
+ * host's many connections at the bottom of their windows, whose queue
+ * drops cannot shrink, took a law's drops each, and their
+ * retransmissions took the host's arrival rate, which Algorithm 3
+ * judges, over its share.  A sparse flow's queue is never above target,
+ * so it is never dropped, however its host's bulk flows fare, and does
+ * not end their episode.
  *
  * It is a header of static inline functions that take the caller's packet
  * operations, as the kernel's codel_impl.h is, so the qdisc's callbacks
@@ -29,6 +43,7 @@
 #ifndef _DFS_FQ_H
 #define _DFS_FQ_H
 
+#include <linux/container_of.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -69,8 +84,22 @@ static inline bool dfs_codel_after_eq(u32 a, u32 b)
  */
 #define DFS_CODEL_MAX_DROPS	256
 
+/*
+ * A member of a deficit round: a flow queue in its key's round, a key in
+ * the round over keys.
+ */
+struct dfs_drr {
+	struct dfs_drr	*next;		/* in its new or old list */
+	s32		deficit;	/* bytes it may still send this round */
+};
+
+/* A list of them, a ring: its tail's next is its head. */
+struct dfs_drr_list {
+	struct dfs_drr	*tail;
+};
+
+/* A key's CoDel control law, codel_vars but first_above_time. */
 struct dfs_codel {
-	u32	first_above;	/* time the sojourn may drop from; 0: below */
 	u32	drop_next;	/* time of the next drop in dropping state */
 	u32	count;		/* drops in this dropping episode */
 	u32	lastcount;	/* count when the last episode began */
@@ -86,40 +115,32 @@ struct dfs_fq_key;
  * only.  ->key is set while the queue is in its key's lists.
  */
 struct dfs_fq {
-	struct dfs_fq	*next;		/* in its key's new or old list */
+	struct dfs_drr	drr;
 	void		*head;		/* the caller's packets, oldest first */
 	void		*tail;
 	struct dfs_fq_key *key;		/* NULL: in no list */
 	u32		tag;		/* flow hash of its packets */
-	s32		deficit;	/* bytes it may still send this round */
-	struct dfs_codel cv;
+	u32		first_above;	/* time the sojourn may drop from */
+	bool		ok_to_drop;	/* at its last dequeue */
 	bool		tagged;		/* tag is set (the embedded queue) */
-};
-
-struct dfs_fq_list {
-	struct dfs_fq	*head;
-	struct dfs_fq	*tail;
 };
 
 /*
  * The scheduling state of a key (a DFS flow) with packets, or just
- * emptied: its place in the round over keys, and the round over its own
- * flow queues.  Most keys hold one flow at a time (one host's single
- * download, a spoofed source): they use the embedded queue only.
+ * emptied: its place in the round over keys, the round over its own flow
+ * queues, and its CoDel control law.  Most keys hold one flow at a time
+ * (one host's single download, a spoofed source): they use the embedded
+ * queue only.
  */
 struct dfs_fq_key {
-	struct dfs_fq_key *next;	/* in the new or the old keys */
+	struct dfs_drr	drr;		/* in the new or the old keys */
 	void		*owner;		/* the caller's flow */
-	s32		deficit;
-	u32		pooled;		/* queues of the pool it holds */
-	struct dfs_fq_list new_q;	/* its flow queues, new first */
-	struct dfs_fq_list old_q;
+	u16		pooled;		/* queues of the pool it holds */
+	u16		droppable;	/* its queues ok to drop */
+	struct dfs_codel cv;
+	struct dfs_drr_list new_q;	/* its flow queues, new first */
+	struct dfs_drr_list old_q;
 	struct dfs_fq	q;		/* embedded */
-};
-
-struct dfs_fq_klist {
-	struct dfs_fq_key *head;
-	struct dfs_fq_key *tail;
 };
 
 struct dfs_fq_params {
@@ -145,8 +166,8 @@ struct dfs_fq_pool {
 };
 
 struct dfs_fq_sched {
-	struct dfs_fq_klist	new_keys;
-	struct dfs_fq_klist	old_keys;
+	struct dfs_drr_list	new_keys;
+	struct dfs_drr_list	old_keys;
 	u32			count;		/* keys in the lists */
 	u32			pooled;		/* queues of the pool in use */
 	struct dfs_fq_pool	pool;
@@ -213,51 +234,85 @@ static inline void dfs_fq_sched_init(struct dfs_fq_sched *s, void *mem,
 	dfs_fq_pool_set(s, mem, sets);
 }
 
-static inline void dfs_fq_list_add(struct dfs_fq_list *l, struct dfs_fq *fq)
+static inline struct dfs_drr *dfs_drr_head(const struct dfs_drr_list *l)
 {
-	fq->next = NULL;
-	if (l->tail)
-		l->tail->next = fq;
-	else
-		l->head = fq;
-	l->tail = fq;
+	return l->tail ? l->tail->next : NULL;
 }
 
-static inline struct dfs_fq *dfs_fq_list_pop(struct dfs_fq_list *l)
+static inline void dfs_drr_add(struct dfs_drr_list *l, struct dfs_drr *d)
 {
-	struct dfs_fq *fq = l->head;
-
-	if (fq) {
-		l->head = fq->next;
-		if (!l->head)
-			l->tail = NULL;
-		fq->next = NULL;
+	if (l->tail) {
+		d->next = l->tail->next;
+		l->tail->next = d;
+	} else {
+		d->next = d;
 	}
-	return fq;
+	l->tail = d;
 }
 
-static inline void dfs_fq_klist_add(struct dfs_fq_klist *l,
-				    struct dfs_fq_key *k)
+static inline struct dfs_drr *dfs_drr_pop(struct dfs_drr_list *l)
 {
-	k->next = NULL;
-	if (l->tail)
-		l->tail->next = k;
-	else
-		l->head = k;
-	l->tail = k;
-}
+	struct dfs_drr *d = dfs_drr_head(l);
 
-static inline struct dfs_fq_key *dfs_fq_klist_pop(struct dfs_fq_klist *l)
-{
-	struct dfs_fq_key *k = l->head;
-
-	if (k) {
-		l->head = k->next;
-		if (!l->head)
+	if (d) {
+		if (d == l->tail)
 			l->tail = NULL;
-		k->next = NULL;
+		else
+			l->tail->next = d->next;
+		d->next = NULL;
 	}
-	return k;
+	return d;
+}
+
+/*
+ * The member whose turn it is, fq_codel_dequeue()'s round: the first new
+ * one, else the first old one; one whose deficit is spent goes to the
+ * tail of the old ones with another @quantum.  *@l is the list it heads.
+ * NULL when both lists are empty.
+ */
+static inline struct dfs_drr *dfs_drr_next(struct dfs_drr_list *new_l,
+					   struct dfs_drr_list *old_l,
+					   u32 quantum,
+					   struct dfs_drr_list **l)
+{
+	struct dfs_drr *d;
+
+	for (;;) {
+		*l = new_l->tail ? new_l : old_l;
+		d = dfs_drr_head(*l);
+		if (!d || d->deficit > 0)
+			return d;
+		d->deficit += quantum;
+		dfs_drr_pop(*l);
+		dfs_drr_add(old_l, d);
+	}
+}
+
+/*
+ * The head of @l had nothing to send.  A new member goes through the old
+ * ones once before it can be new again, so that nobody stays new by
+ * sending a packet a round; true when it leaves the round instead.
+ */
+static inline bool dfs_drr_retire(struct dfs_drr_list *new_l,
+				  struct dfs_drr_list *old_l,
+				  struct dfs_drr_list *l)
+{
+	struct dfs_drr *d = dfs_drr_pop(l);
+
+	if (l == new_l && old_l->tail) {
+		dfs_drr_add(old_l, d);
+		return false;
+	}
+	return true;
+}
+
+/* Any member of the round, for a purge: new first. */
+static inline struct dfs_drr *dfs_drr_pop_any(struct dfs_drr_list *new_l,
+					      struct dfs_drr_list *old_l)
+{
+	struct dfs_drr *d = dfs_drr_pop(new_l);
+
+	return d ? d : dfs_drr_pop(old_l);
 }
 
 /* An idle key got a packet: it joins the new keys with a full quantum.
@@ -269,8 +324,8 @@ static inline void dfs_fq_activate(struct dfs_fq_sched *s,
 				   struct dfs_fq_stats *st,
 				   struct dfs_fq_key *k)
 {
-	k->deficit = p->quantum;
-	dfs_fq_klist_add(&s->new_keys, k);
+	k->drr.deficit = p->quantum;
+	dfs_drr_add(&s->new_keys, &k->drr);
 	s->count++;
 	st->new_flows++;
 }
@@ -281,8 +336,8 @@ static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_key *k,
 {
 	if (!fq->key) {
 		fq->key = k;
-		fq->deficit = p->quantum;
-		dfs_fq_list_add(&k->new_q, fq);
+		fq->drr.deficit = p->quantum;
+		dfs_drr_add(&k->new_q, &fq->drr);
 	}
 	return fq;
 }
@@ -347,7 +402,7 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 			pool->busy[set] = busy | (1U << i);
 			pool->tag[base + i] = h;
 			fq->tag = h;
-			memset(&fq->cv, 0, sizeof(fq->cv));
+			fq->first_above = 0;
 			k->pooled++;
 			s->pooled++;
 			return dfs_fq_join(k, fq, p);
@@ -358,12 +413,33 @@ mix:
 	return dfs_fq_join(k, e, p);
 }
 
+/* CoDel's verdict on @fq, counted in its key. */
+static inline void dfs_codel_set_ok(struct dfs_fq_key *k, struct dfs_fq *fq,
+				    bool ok)
+{
+	if (fq->ok_to_drop != ok) {
+		fq->ok_to_drop = ok;
+		if (ok)
+			k->droppable++;
+		else
+			k->droppable--;
+	}
+}
+
+/* @fq's packets are below target, or it has none. */
+static inline void dfs_codel_below(struct dfs_fq_key *k, struct dfs_fq *fq)
+{
+	fq->first_above = 0;
+	dfs_codel_set_ok(k, fq, false);
+}
+
 /* An emptied queue leaves its key's lists; a pool queue is free again. */
 static inline void dfs_fq_leave(struct dfs_fq_sched *s, struct dfs_fq *fq)
 {
 	struct dfs_fq_key *k = fq->key;
 	u32 i;
 
+	dfs_codel_below(k, fq);
 	fq->key = NULL;
 	if (fq == &k->q)
 		return;
@@ -398,62 +474,62 @@ static inline u32 dfs_codel_control_law(u32 t, u32 interval, u16 rec_inv_sqrt)
 }
 
 /*
- * Is the sojourn of @pkt, the packet about to go, above target for an
- * interval?  @backlog is the queue after it left: with an MTU or less
- * left, dropping would only starve the link.
+ * Is the sojourn of @pkt, the packet of @fq about to go, above target for
+ * an interval?  @backlog is the queue after it left: with an MTU or less
+ * left, dropping would only starve the link.  The verdict is kept in @fq
+ * and counted in its key.
  */
-static inline bool dfs_codel_should_drop(struct dfs_codel *cv,
+static inline bool dfs_codel_should_drop(struct dfs_fq_key *k,
+					 struct dfs_fq *fq,
 					 const struct dfs_fq_params *p,
 					 const struct dfs_fq_ops *ops,
 					 const void *pkt, u32 backlog, u32 now)
 {
-	if (!pkt) {
-		cv->first_above = 0;
-		return false;
-	}
-	if (!dfs_codel_after_eq(now - ops->time(pkt), p->target) ||
-	    backlog <= p->mtu) {
-		cv->first_above = 0;
-		return false;
-	}
-	if (!cv->first_above) {
+	bool ok = false;
+
+	if (!pkt || !dfs_codel_after_eq(now - ops->time(pkt), p->target) ||
+	    backlog <= p->mtu)
+		fq->first_above = 0;
+	else if (!fq->first_above)
 		/* may be 0 itself once the clock wraps: one interval late */
-		cv->first_above = now + p->interval;
-		return false;
-	}
-	return dfs_codel_after(now, cv->first_above);
+		fq->first_above = now + p->interval;
+	else
+		ok = dfs_codel_after(now, fq->first_above);
+	dfs_codel_set_ok(k, fq, ok);
+	return ok;
 }
 
 /*
- * CoDel on one flow's queue, codel_dequeue() of codel_impl.h: returns the
- * packet to send, or NULL once the flow is empty.  Drops go through
- * ops->drop and are counted in @st.  @backlog points at the caller's
- * total backlog, which ops->pop keeps.
+ * CoDel's dequeue, codel_dequeue() of codel_impl.h, on queue @fq of key
+ * @k with @k's control law: returns the packet to send, or NULL once the
+ * queue is empty.  The law drops only packets @fq says are ok to drop,
+ * and its dropping state ends when no queue of @k is: for a key of one
+ * queue, when that queue is not.  Drops
+ * go through ops->drop and are counted in @st.  @backlog points at the
+ * caller's total backlog, which ops->pop keeps.
  */
-static inline void *dfs_codel_dequeue(struct dfs_fq *fq,
+static inline void *dfs_codel_dequeue(struct dfs_fq_key *k,
+				      struct dfs_fq *fq,
 				      const struct dfs_fq_params *p,
 				      struct dfs_fq_stats *st,
 				      const struct dfs_fq_ops *ops, void *ctx,
 				      const u32 *backlog, u32 now)
 {
-	struct dfs_codel *cv = &fq->cv;
+	struct dfs_codel *cv = &k->cv;
 	void *pkt = ops->pop(ctx, fq);
 	unsigned int drops = 0;
 	bool drop;
 
-	if (!pkt) {
-		cv->first_above = 0;
-		cv->dropping = false;
+	drop = dfs_codel_should_drop(k, fq, p, ops, pkt, *backlog, now);
+	if (!k->droppable)
+		cv->dropping = false;	/* none is ok to drop: leave */
+	if (!pkt)
 		return NULL;
-	}
-	drop = dfs_codel_should_drop(cv, p, ops, pkt, *backlog, now);
 	if (cv->dropping) {
-		if (!drop) {
-			cv->dropping = false;	/* below target: leave */
+		if (!drop)
 			return pkt;
-		}
 		/* A large backlog may call for several drops at once. */
-		while (cv->dropping && dfs_codel_after_eq(now, cv->drop_next)) {
+		while (dfs_codel_after_eq(now, cv->drop_next)) {
 			if (++drops > DFS_CODEL_MAX_DROPS) {
 				/* far behind the schedule: resync */
 				cv->drop_next = dfs_codel_control_law(now,
@@ -475,13 +551,18 @@ static inline void *dfs_codel_dequeue(struct dfs_fq *fq,
 			st->codel_drops++;
 			ops->drop(ctx, pkt);
 			pkt = ops->pop(ctx, fq);
-			if (!dfs_codel_should_drop(cv, p, ops, pkt, *backlog,
-						   now))
+			drop = dfs_codel_should_drop(k, fq, p, ops, pkt,
+						     *backlog, now);
+			if (!k->droppable) {
 				cv->dropping = false;
-			else
-				cv->drop_next = dfs_codel_control_law(cv->drop_next,
-								      p->interval,
-								      cv->rec_inv_sqrt);
+				break;
+			}
+			cv->drop_next = dfs_codel_control_law(cv->drop_next,
+							      p->interval,
+							      cv->rec_inv_sqrt);
+			/* the next drop is for a queue that is ok to drop */
+			if (!drop)
+				break;
 		}
 	} else if (drop) {
 		u32 delta;
@@ -494,7 +575,8 @@ static inline void *dfs_codel_dequeue(struct dfs_fq *fq,
 			st->codel_drops++;
 			ops->drop(ctx, pkt);
 			pkt = ops->pop(ctx, fq);
-			dfs_codel_should_drop(cv, p, ops, pkt, *backlog, now);
+			dfs_codel_should_drop(k, fq, p, ops, pkt, *backlog,
+					      now);
 		}
 		cv->dropping = true;
 		/* Back above target soon after the last episode: start from
@@ -517,12 +599,9 @@ static inline void *dfs_codel_dequeue(struct dfs_fq *fq,
 }
 
 /*
- * The next packet of key @k, fq_codel_dequeue()'s deficit round robin
- * over its flow queues: the first new queue, else the first old one,
- * sends while its deficit lasts, then goes to the tail of the old queues
- * with another quantum.  A new queue that empties goes through the old
- * queues once before it can be new again, so a flow can not stay "new"
- * by sending a packet a round.  NULL once every queue of @k left.
+ * The next packet of key @k: the round over its flow queues, each
+ * sending through CoDel while its deficit lasts.  NULL once every queue
+ * of @k left.
  */
 static inline void *dfs_fq_key_dequeue(struct dfs_fq_sched *s,
 				       struct dfs_fq_key *k,
@@ -531,35 +610,22 @@ static inline void *dfs_fq_key_dequeue(struct dfs_fq_sched *s,
 				       const struct dfs_fq_ops *ops, void *ctx,
 				       const u32 *backlog, u32 now)
 {
-	struct dfs_fq_list *head;
+	struct dfs_drr_list *l;
+	struct dfs_drr *d;
 	struct dfs_fq *fq;
 	void *pkt;
 
-	for (;;) {
-		head = &k->new_q;
-		if (!head->head) {
-			head = &k->old_q;
-			if (!head->head)
-				return NULL;
-		}
-		fq = head->head;
-		if (fq->deficit <= 0) {
-			fq->deficit += p->quantum;
-			dfs_fq_list_pop(head);
-			dfs_fq_list_add(&k->old_q, fq);
-			continue;
-		}
-		pkt = dfs_codel_dequeue(fq, p, st, ops, ctx, backlog, now);
+	while ((d = dfs_drr_next(&k->new_q, &k->old_q, p->quantum, &l))) {
+		fq = container_of(d, struct dfs_fq, drr);
+		pkt = dfs_codel_dequeue(k, fq, p, st, ops, ctx, backlog, now);
 		if (pkt) {
-			fq->deficit -= ops->len(pkt);
+			d->deficit -= ops->len(pkt);
 			return pkt;
 		}
-		dfs_fq_list_pop(head);
-		if (head == &k->new_q && k->old_q.head)
-			dfs_fq_list_add(&k->old_q, fq);
-		else
+		if (dfs_drr_retire(&k->new_q, &k->old_q, l))
 			dfs_fq_leave(s, fq);
 	}
+	return NULL;
 }
 
 /*
@@ -575,37 +641,25 @@ static inline void *dfs_fq_dequeue(struct dfs_fq_sched *s,
 				   const struct dfs_fq_ops *ops, void *ctx,
 				   const u32 *backlog, u32 now)
 {
-	struct dfs_fq_klist *head;
+	struct dfs_drr_list *l;
 	struct dfs_fq_key *k;
+	struct dfs_drr *d;
 	void *pkt;
 
-	for (;;) {
-		head = &s->new_keys;
-		if (!head->head) {
-			head = &s->old_keys;
-			if (!head->head)
-				return NULL;
-		}
-		k = head->head;
-		if (k->deficit <= 0) {
-			k->deficit += p->quantum;
-			dfs_fq_klist_pop(head);
-			dfs_fq_klist_add(&s->old_keys, k);
-			continue;
-		}
+	while ((d = dfs_drr_next(&s->new_keys, &s->old_keys, p->quantum,
+				 &l))) {
+		k = container_of(d, struct dfs_fq_key, drr);
 		pkt = dfs_fq_key_dequeue(s, k, p, st, ops, ctx, backlog, now);
 		if (pkt) {
-			k->deficit -= ops->len(pkt);
+			d->deficit -= ops->len(pkt);
 			return pkt;
 		}
-		dfs_fq_klist_pop(head);
-		if (head == &s->new_keys && s->old_keys.head) {
-			dfs_fq_klist_add(&s->old_keys, k);
-		} else {
+		if (dfs_drr_retire(&s->new_keys, &s->old_keys, l)) {
 			s->count--;
 			ops->release(ctx, k);
 		}
 	}
+	return NULL;
 }
 
 /* Empty the queues of @k through ops->drop; they leave its lists. */
@@ -613,17 +667,15 @@ static inline void dfs_fq_key_purge(struct dfs_fq_sched *s,
 				    struct dfs_fq_key *k,
 				    const struct dfs_fq_ops *ops, void *ctx)
 {
-	struct dfs_fq_list *l[] = { &k->new_q, &k->old_q };
+	struct dfs_drr *d;
 	struct dfs_fq *fq;
 	void *pkt;
-	int i;
 
-	for (i = 0; i < 2; i++) {
-		while ((fq = dfs_fq_list_pop(l[i]))) {
-			while ((pkt = ops->pop(ctx, fq)))
-				ops->drop(ctx, pkt);
-			dfs_fq_leave(s, fq);
-		}
+	while ((d = dfs_drr_pop_any(&k->new_q, &k->old_q))) {
+		fq = container_of(d, struct dfs_fq, drr);
+		while ((pkt = ops->pop(ctx, fq)))
+			ops->drop(ctx, pkt);
+		dfs_fq_leave(s, fq);
 	}
 }
 
@@ -634,16 +686,14 @@ static inline void dfs_fq_key_purge(struct dfs_fq_sched *s,
 static inline void dfs_fq_purge(struct dfs_fq_sched *s,
 				const struct dfs_fq_ops *ops, void *ctx)
 {
-	struct dfs_fq_klist *l[] = { &s->new_keys, &s->old_keys };
 	struct dfs_fq_key *k;
-	int i;
+	struct dfs_drr *d;
 
-	for (i = 0; i < 2; i++) {
-		while ((k = dfs_fq_klist_pop(l[i]))) {
-			dfs_fq_key_purge(s, k, ops, ctx);
-			s->count--;
-			ops->release(ctx, k);
-		}
+	while ((d = dfs_drr_pop_any(&s->new_keys, &s->old_keys))) {
+		k = container_of(d, struct dfs_fq_key, drr);
+		dfs_fq_key_purge(s, k, ops, ctx);
+		s->count--;
+		ops->release(ctx, k);
 	}
 }
 
@@ -655,21 +705,24 @@ static inline void dfs_fq_purge(struct dfs_fq_sched *s,
 static inline void dfs_fq_release_idle(struct dfs_fq_sched *s,
 				       const struct dfs_fq_ops *ops, void *ctx)
 {
-	struct dfs_fq_key *k, *next;
+	struct dfs_drr_list *l[] = { &s->new_keys, &s->old_keys };
+	struct dfs_drr *d, *next;
+	struct dfs_fq_key *k;
+	int i;
 
-	for (k = s->new_keys.head; k || s->old_keys.head; k = next) {
-		if (!k) {
-			k = s->old_keys.head;
-			s->old_keys.head = NULL;
+	for (i = 0; i < 2; i++) {
+		d = dfs_drr_head(l[i]);
+		while (d) {
+			next = d == l[i]->tail ? NULL : d->next;
+			k = container_of(d, struct dfs_fq_key, drr);
+			if (unlikely(k->pooled))
+				dfs_fq_key_purge(s, k, ops, ctx);
+			s->count--;
+			ops->release(ctx, k);
+			d = next;
 		}
-		next = k->next;
-		if (unlikely(k->pooled))
-			dfs_fq_key_purge(s, k, ops, ctx);
-		s->count--;
-		ops->release(ctx, k);
+		l[i]->tail = NULL;
 	}
-	memset(&s->new_keys, 0, sizeof(s->new_keys));
-	memset(&s->old_keys, 0, sizeof(s->old_keys));
 }
 
 #endif /* _DFS_FQ_H */

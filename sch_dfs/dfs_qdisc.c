@@ -107,6 +107,8 @@
  */
 #define DFS_FQ_POOL		1024
 #define DFS_FQ_SETS		(DFS_FQ_POOL / DFS_FQ_WAYS)
+/* a key's count of its pool queues, and of its queues above target */
+static_assert(DFS_FQ_POOL < U16_MAX);
 #define DFS_QUANTUM_MIN		256
 #define DFS_QUANTUM_MAX		SZ_1M
 /* A long-lived flow keeps at least this many counted (dfs_cpr.h) */
@@ -133,6 +135,8 @@ struct dfs_flow_fq {
  */
 static_assert(sizeof(struct dfs_flow) <= 80);
 static_assert(sizeof(struct dfs_flow_fq) <= 88);
+/* and a key with packets, at most 128 bytes */
+static_assert(sizeof(struct dfs_fq_key) <= 128);
 
 struct dfs_stats {
 	u64	new_flows;
@@ -189,7 +193,7 @@ struct dfs_sched_data {
 	bool			prune_active;
 
 	struct dfs_fq_sched	fq;
-	struct dfs_fq_key	*fq_spare;	/* DFS_FQ_SPARES at most, by next */
+	struct dfs_fq_key	*fq_spare;	/* DFS_FQ_SPARES at most, by owner */
 	u32			fq_spares;
 	void			*fq_pool;	/* sched fq: DFS_FQ_SETS sets */
 	u64			fq_seed[FLOWKEY_HASH_SEEDS]; /* connections' */
@@ -353,7 +357,7 @@ static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 	if (!k) {
 		k = q->fq_spare;
 		if (k) {
-			q->fq_spare = k->next;
+			q->fq_spare = k->owner;
 			q->fq_spares--;
 			memset(k, 0, sizeof(*k));
 		} else {
@@ -547,7 +551,7 @@ static void dfs_fq_release(void *ctx, struct dfs_fq_key *k)
 
 	dfs_flow_fq(k->owner)->fk = NULL;
 	if (q->fq_spares < DFS_FQ_SPARES) {
-		k->next = q->fq_spare;
+		k->owner = q->fq_spare;	/* a spare's is the next spare */
 		q->fq_spare = k;
 		q->fq_spares++;
 		return;
@@ -560,7 +564,7 @@ static void dfs_fq_spares_free(struct dfs_sched_data *q)
 	struct dfs_fq_key *k;
 
 	while ((k = q->fq_spare)) {
-		q->fq_spare = k->next;
+		q->fq_spare = k->owner;
 		kmem_cache_free(dfs_fq_cachep, k);
 	}
 	q->fq_spares = 0;

@@ -246,7 +246,7 @@ struct trace {
 	struct codel_vars	kv;
 	struct codel_stats	ks;
 	struct dfs_fq_params	dp;
-	struct dfs_fq		dfq;
+	struct dfs_fq_key	dk;	/* its embedded queue, dk.q */
 	struct dfs_fq_stats	dst;
 	u32			npk;
 	u32			ndeq;		/* dequeues so far */
@@ -286,7 +286,7 @@ static void arrive(struct trace *t, u32 len, bool ect)
 	side_push(&K, t->npk, len, t->now, ect);
 	side_push(&D, t->npk, len, t->now, ect);
 	t->npk++;
-	t->dfq.head = D.head;
+	t->dk.q.head = D.head;
 }
 
 static void set_params(struct trace *t, u32 target, u32 interval, bool ecn)
@@ -319,9 +319,9 @@ static void say_state(const struct trace *t)
 		"  dfs:    count %u lastcount %u dropping %d rec_inv_sqrt %u first_above %u drop_next %u drops %u marks %llu\n",
 		t->kv.count, t->kv.lastcount, t->kv.dropping, t->kv.rec_inv_sqrt,
 		t->kv.first_above_time, t->kv.drop_next, K.ndropped,
-		t->ks.ecn_mark, t->dfq.cv.count, t->dfq.cv.lastcount,
-		t->dfq.cv.dropping, t->dfq.cv.rec_inv_sqrt, t->dfq.cv.first_above,
-		t->dfq.cv.drop_next, D.ndropped,
+		t->ks.ecn_mark, t->dk.cv.count, t->dk.cv.lastcount,
+		t->dk.cv.dropping, t->dk.cv.rec_inv_sqrt, t->dk.q.first_above,
+		t->dk.cv.drop_next, D.ndropped,
 		(unsigned long long)t->dst.codel_marks);
 }
 
@@ -339,7 +339,7 @@ static int dequeue_both(struct trace *t)
 	k_now = t->now;
 	kpkt = codel_dequeue(&K, &K.backlog, &t->kp, &t->kv, &t->ks, k_len,
 			     k_time, k_drop, k_dequeue);
-	dpkt = dfs_codel_dequeue(&t->dfq, &t->dp, &t->dst, &d_ops, &D,
+	dpkt = dfs_codel_dequeue(&t->dk, &t->dk.q, &t->dp, &t->dst, &d_ops, &D,
 				 &D.backlog, t->now);
 	tot.dequeues++;
 	t->ndeq++;
@@ -354,12 +354,12 @@ static int dequeue_both(struct trace *t)
 	       t->ks.drop_count == t->dst.drop_count &&
 	       t->ks.drop_len == t->dst.drop_len &&
 	       t->ks.ecn_mark == t->dst.codel_marks && !t->ks.ce_mark &&
-	       t->kv.count == t->dfq.cv.count &&
-	       t->kv.lastcount == t->dfq.cv.lastcount &&
-	       t->kv.dropping == t->dfq.cv.dropping &&
-	       t->kv.rec_inv_sqrt == t->dfq.cv.rec_inv_sqrt &&
-	       t->kv.first_above_time == t->dfq.cv.first_above &&
-	       t->kv.drop_next == t->dfq.cv.drop_next;
+	       t->kv.count == t->dk.cv.count &&
+	       t->kv.lastcount == t->dk.cv.lastcount &&
+	       t->kv.dropping == t->dk.cv.dropping &&
+	       t->kv.rec_inv_sqrt == t->dk.cv.rec_inv_sqrt &&
+	       t->kv.first_above_time == t->dk.q.first_above &&
+	       t->kv.drop_next == t->dk.cv.drop_next;
 	if (same)
 		return 0;
 	if (!has_cap && K.ndropped - k0 > CODEL_MAX_DROPS_PER_DEQUEUE)
@@ -446,13 +446,15 @@ static int run_deep(struct trace *t)
 	for (i = 0; i < 600; i++)
 		arrive(t, 64 + rnd(1451), ecn && rnd(2));
 	t->now += 2 * t->kp.interval;
-	t->kv.count = t->dfq.cv.count = count;
-	t->kv.lastcount = t->dfq.cv.lastcount = count - rnd(1000);
+	t->kv.count = t->dk.cv.count = count;
+	t->kv.lastcount = t->dk.cv.lastcount = count - rnd(1000);
 	/* 1/sqrt(count) in Q0.16, as Newton's steps keep it */
-	t->kv.rec_inv_sqrt = t->dfq.cv.rec_inv_sqrt = 65536 / isqrt(count);
-	t->kv.dropping = t->dfq.cv.dropping = true;
-	t->kv.first_above_time = t->dfq.cv.first_above = t->now - 1 - rnd(100);
-	t->kv.drop_next = t->dfq.cv.drop_next = t->now - rnd(64);
+	t->kv.rec_inv_sqrt = t->dk.cv.rec_inv_sqrt = 65536 / isqrt(count);
+	t->kv.dropping = t->dk.cv.dropping = true;
+	t->kv.first_above_time = t->dk.q.first_above = t->now - 1 - rnd(100);
+	t->dk.q.ok_to_drop = true;
+	t->dk.droppable = 1;
+	t->kv.drop_next = t->dk.cv.drop_next = t->now - rnd(64);
 	for (step = 0; step < 40; step++) {
 		t->now += rnd(8);
 		if (!rnd(4))

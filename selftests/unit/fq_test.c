@@ -273,7 +273,7 @@ static void test_codel_reentry(void)
 
 	w_init(&w, 1514, 5000, 100000, false);
 	standing_queue(&w, 20, 1000, false, drops, 16);
-	count = w_fq(&w, 0)->cv.count;
+	count = w_key(&w, 0)->cv.count;
 	CHECK(count > 2, "episode count %u", count);
 	w_destroy(&w);
 }
@@ -293,7 +293,7 @@ static void test_purge(void)
 	      "qlen %u backlog %u count %u", w.qlen, w.backlog, w.s.count);
 	CHECK(w.released == W_FLOWS && w.dropped == 99, "released %u dropped %u",
 	      w.released, w.dropped);
-	CHECK(!w.s.new_keys.head && !w.s.old_keys.head, "lists empty");
+	CHECK(!w.s.new_keys.tail && !w.s.old_keys.tail, "lists empty");
 }
 
 /* The clock wraps every 73 minutes: CoDel works across it. */
@@ -328,7 +328,7 @@ static void test_codel_stall_cap(void)
 		w_enqueue(&w, 0, 64, 0, false);
 	free(w_dequeue(&w, 6 * MS));	/* above target from here */
 	free(w_dequeue(&w, 12 * MS));	/* an interval later: drops */
-	CHECK(w.dropped == 1 && w_fq(&w, 0)->cv.dropping, "dropping, %u drops",
+	CHECK(w.dropped == 1 && w_key(&w, 0)->cv.dropping, "dropping, %u drops",
 	      w.dropped);
 	before = w.dropped;
 	pkt = w_dequeue(&w, 12 * MS + 5000 * MS);
@@ -337,11 +337,11 @@ static void test_codel_stall_cap(void)
 	now = dfs_codel_time(12 * MS + 5000 * MS);
 	CHECK(w.dropped - before == DFS_CODEL_MAX_DROPS, "%u drops in one call",
 	      w.dropped - before);
-	CHECK(w_fq(&w, 0)->cv.dropping &&
-	      dfs_codel_after(w_fq(&w, 0)->cv.drop_next, now) &&
-	      !dfs_codel_after(w_fq(&w, 0)->cv.drop_next, now + w.p.interval),
+	CHECK(w_key(&w, 0)->cv.dropping &&
+	      dfs_codel_after(w_key(&w, 0)->cv.drop_next, now) &&
+	      !dfs_codel_after(w_key(&w, 0)->cv.drop_next, now + w.p.interval),
 	      "next drop within an interval of now: %d",
-	      (s32)(w_fq(&w, 0)->cv.drop_next - now));
+	      (s32)(w_key(&w, 0)->cv.drop_next - now));
 	before = w.dropped;
 	free(w_dequeue(&w, 12 * MS + 5000 * MS));
 	CHECK(w.dropped == before, "no drop before the new schedule: %u",
@@ -369,7 +369,7 @@ static void test_codel_law_min_tick(void)
 		w_enqueue(&w, 0, 64, 0, false);
 	free(w_dequeue(&w, 2 * MS));
 	free(w_dequeue(&w, 4 * MS));
-	cv = &w_fq(&w, 0)->cv;
+	cv = &w_key(&w, 0)->cv;
 	CHECK(cv->dropping, "dropping");
 	cv->count = 1U << 30;
 	cv->rec_inv_sqrt = 1;
@@ -421,6 +421,98 @@ static void test_sparse_in_key_first(void)
 	}
 	CHECK(sent[0] >= 0 && sent[1] >= 0 && sent[0] < 3 && sent[1] < 3,
 	      "sparse packets at %d and %d", sent[0], sent[1]);
+	w_destroy(&w);
+}
+
+/*
+ * Flows 0 to @nflows - 1 of key 0, each kept @depth packets deep (topped
+ * up after every send, as senders that do not back off), the link
+ * sending a 1500-byte packet every 1.2 ms for @ms: CoDel's drops.
+ */
+static u32 key_standing_queues(int nflows, int depth, u32 ms)
+{
+	struct world w;
+	u32 drops;
+	u64 t;
+	int i;
+
+	w_init_pool(&w, 1514, 5000, 100000, false, 64);
+	for (i = 0; i < nflows; i++)
+		w.f[i].key = 0;
+	for (t = 0; t < (u64)ms * MS; t += 1200 * US) {
+		for (i = 0; i < nflows; i++)
+			while (w.f[i].qlen < (u32)depth)
+				w_enqueue(&w, i, 1500, t, false);
+		free(w_dequeue(&w, t));
+		CHECK(w_queues_own_keys(&w), "queues and above at %llu us",
+		      (unsigned long long)t / US);
+	}
+	CHECK(!w.st.overflow, "a pool queue a flow: %llu overflows",
+	      (unsigned long long)w.st.overflow);
+	drops = w.dropped;
+	w_destroy(&w);
+	return drops;
+}
+
+/*
+ * One control law a key: a host's 16 flows, each a standing queue, are
+ * dropped from at the rate of one queue as deep as all of them, not 16
+ * times it (a law a flow took the lab's scenario 3b host, at the bottom
+ * of its connections' windows, over its share by retransmissions).
+ */
+static void test_codel_one_law_a_key(void)
+{
+	u32 one = key_standing_queues(1, 64, 3000);
+	u32 many = key_standing_queues(16, 4, 3000);
+
+	CHECK(one >= 10, "one deep queue: %u drops", one);
+	CHECK(many >= one / 2 && many <= one + one / 4 + 2,
+	      "16 flows: %u drops, one queue as deep: %u", many, one);
+}
+
+/*
+ * A sparse flow of a key whose bulk flows CoDel is dropping from: its
+ * packets are never dropped, and sending them does not end the key's
+ * dropping episode (its queue is below target, the others are not).
+ */
+static void test_codel_sparse_in_dropping_key(void)
+{
+	u32 sparse_in = 0, sparse_out = 0, in_episode = 0;
+	struct world w;
+	u64 t;
+	int i;
+
+	w_init_pool(&w, 1514, 5000, 100000, false, 64);
+	for (i = 0; i < 5; i++)
+		w.f[i].key = 0;
+	for (t = 0; t < 3000 * MS; t += 1200 * US) {
+		struct w_pkt *pkt;
+
+		for (i = 0; i < 4; i++)
+			while (w.f[i].qlen < 10)
+				w_enqueue(&w, i, 1500, t, false);
+		if (t % (50 * MS) < 1200 * US) {
+			w_enqueue(&w, 4, 100, t, false);
+			sparse_in++;
+		}
+		pkt = w_dequeue(&w, t);
+		if (pkt && pkt->flow == 4) {
+			sparse_out++;
+			if (t > 500 * MS) {
+				CHECK(w_key(&w, 4)->cv.dropping,
+				      "still dropping at %llu ms",
+				      (unsigned long long)t / MS);
+				in_episode++;
+			}
+		}
+		free(pkt);
+	}
+	CHECK(sparse_out + w.f[4].qlen == sparse_in,
+	      "sparse: %u in, %u out, %u queued", sparse_in, sparse_out,
+	      w.f[4].qlen);
+	CHECK(in_episode >= 40 && w.dropped >= 20,
+	      "%u sparse packets in the episode, %u drops", in_episode,
+	      w.dropped);
 	w_destroy(&w);
 }
 
@@ -550,6 +642,8 @@ int main(void)
 	TEST(test_codel_wrap);
 	TEST(test_codel_stall_cap);
 	TEST(test_codel_law_min_tick);
+	TEST(test_codel_one_law_a_key);
+	TEST(test_codel_sparse_in_dropping_key);
 	TEST(test_sparse_in_key_first);
 	TEST(test_key_fairness);
 	TEST(test_pool_full);

@@ -207,37 +207,47 @@ static struct w_pkt *w_dequeue(struct world *w, u64 now_ns)
 			      dfs_codel_time(now_ns));
 }
 
-/* The embedded queue of the key of @flow (its first flow's). */
-static inline struct dfs_fq *w_fq(struct world *w, int flow)
+/* The key of @flow, while it has one. */
+static inline struct dfs_fq_key *w_key(struct world *w, int flow)
 {
-	return &w->k[w->f[flow].key].fk->q;
+	return w->k[w->f[flow].key].fk;
 }
 
-/* Every queue's packets are of the key that holds it. */
+/*
+ * Every queue's packets are of the key that holds it, and a key counts
+ * in ->droppable the queues it holds that CoDel may drop from.
+ */
 static bool w_queues_own_keys(struct world *w)
 {
-	struct dfs_fq_list *l[2];
+	struct dfs_drr_list *l[2];
 	int i, j;
 
 	for (i = 0; i < W_KEYS; i++) {
 		struct dfs_fq_key *k = w->k[i].fk;
-		struct dfs_fq *fq;
+		struct dfs_drr *d;
+		u32 droppable = 0;
 
 		if (!k)
 			continue;
 		l[0] = &k->new_q;
 		l[1] = &k->old_q;
 		for (j = 0; j < 2; j++) {
-			for (fq = l[j]->head; fq; fq = fq->next) {
+			for (d = dfs_drr_head(l[j]); d;
+			     d = d == l[j]->tail ? NULL : d->next) {
+				struct dfs_fq *fq = container_of(d, struct dfs_fq,
+								 drr);
 				struct w_pkt *pkt;
 
 				if (fq->key != k)
 					return false;
+				droppable += fq->ok_to_drop;
 				for (pkt = fq->head; pkt; pkt = pkt->next)
 					if (pkt->key != i)
 						return false;
 			}
 		}
+		if (droppable != k->droppable)
+			return false;
 	}
 	return true;
 }

@@ -12,7 +12,8 @@
  * The reference is written apart from dfs_fq.h: queues in an array (the
  * keys' embedded queues, then the pool's ways) with their packets in
  * rings, the lists as arrays of numbers, and CoDel in RFC 8289's form
- * (dodequeue() says ok_to_drop, dequeue() runs the state machine), with
+ * (dodequeue() says ok_to_drop, dequeue() runs the state machine), the
+ * state machine a key's, fed by the verdicts of its queues, with
  * the kernel's choices where the RFC leaves room: one Newton step of
  * 1/sqrt(count) a drop, an MTU of backlog that is never dropped into, ECN
  * marks in place of drops, drops at least a tick apart and at most 256
@@ -51,10 +52,9 @@ struct rqueue {
 	u32		tag;
 	int		owner;		/* key, while busy (ways) */
 	bool		busy;
-	/* CoDel */
-	u32		first_above, drop_next, count, lastcount;
-	u16		rec_inv_sqrt;
-	bool		dropping;
+	/* CoDel: the queue's verdict */
+	u32		first_above;
+	bool		ok;
 };
 
 struct rkey {
@@ -64,6 +64,10 @@ struct rkey {
 	int		nnew, nold;
 	u32		pooled;
 	u32		bytes, len;
+	/* CoDel: the key's control law, and its queues that are ok */
+	u32		drop_next, count, lastcount, nok;
+	u16		rec_inv_sqrt;
+	bool		dropping;
 };
 
 static struct rqueue rf[NQ];
@@ -93,7 +97,7 @@ static int lpop(int *l, int *n)
 	return f;
 }
 
-static void rnewton(struct rqueue *f)
+static void rnewton(struct rkey *f)
 {
 	u32 invsqrt = (u32)f->rec_inv_sqrt << 16;
 	u32 invsqrt2 = ((u64)invsqrt * invsqrt) >> 32;
@@ -111,12 +115,24 @@ static u32 rlaw(u32 t, u32 interval, u16 ris)
 	return t + (step ? step : 1);
 }
 
-static struct rres rdodequeue(struct world *w, struct rqueue *f, u32 now)
+/* A queue's verdict, counted in its key */
+static void rsetok(struct rkey *k, struct rqueue *f, bool ok)
+{
+	if (f->ok && !ok)
+		k->nok--;
+	else if (!f->ok && ok)
+		k->nok++;
+	f->ok = ok;
+}
+
+static struct rres rdodequeue(struct world *w, struct rkey *k,
+			      struct rqueue *f, u32 now)
 {
 	struct rres r = {};
 
 	if (!f->len) {
 		f->first_above = 0;
+		rsetok(k, f, false);
 		return r;
 	}
 	r.valid = true;
@@ -136,6 +152,7 @@ static struct rres rdodequeue(struct world *w, struct rqueue *f, u32 now)
 		f->first_above = now + w->p.interval;
 	else if ((s32)(now - f->first_above) > 0)
 		r.ok_to_drop = true;
+	rsetok(k, f, r.ok_to_drop);
 	return r;
 }
 
@@ -146,43 +163,50 @@ static void rdrop(struct rpkt *p)
 	nrdrops++;
 }
 
-/* CoDel's dequeue on one queue; *ce says the packet returned got CE. */
-static struct rres rcodel(struct world *w, struct rqueue *f, u32 now,
-			  bool *ce)
+/*
+ * CoDel's dequeue on queue @f of key @k, with the key's control law: it
+ * drops only where the queue is ok to drop, and stops dropping once none
+ * of the key's queues is; *ce says the packet returned got CE.
+ */
+static struct rres rcodel(struct world *w, struct rkey *k, struct rqueue *f,
+			  u32 now, bool *ce)
 {
-	struct rres r = rdodequeue(w, f, now);
+	struct rres r = rdodequeue(w, k, f, now);
 	u32 drops = 0;
 
 	*ce = false;
-	if (!r.valid) {
-		f->dropping = false;
+	if (!k->nok)
+		k->dropping = false;
+	if (!r.valid)
 		return r;
-	}
-	if (f->dropping) {
+	if (k->dropping) {
 		if (!r.ok_to_drop)
-			f->dropping = false;
-		while (f->dropping && (s32)(now - f->drop_next) >= 0) {
+			return r;
+		while ((s32)(now - k->drop_next) >= 0) {
 			/* a bounded catch-up: then the schedule restarts */
 			if (drops++ == 256) {
-				f->drop_next = rlaw(now, w->p.interval,
-						    f->rec_inv_sqrt);
+				k->drop_next = rlaw(now, w->p.interval,
+						    k->rec_inv_sqrt);
 				break;
 			}
-			f->count++;
-			rnewton(f);
+			k->count++;
+			rnewton(k);
 			if (w->p.ecn && r.p.ect) {
 				*ce = true;
-				f->drop_next = rlaw(f->drop_next, w->p.interval,
-						    f->rec_inv_sqrt);
+				k->drop_next = rlaw(k->drop_next, w->p.interval,
+						    k->rec_inv_sqrt);
 				return r;
 			}
 			rdrop(&r.p);
-			r = rdodequeue(w, f, now);
+			r = rdodequeue(w, k, f, now);
+			if (!k->nok) {
+				k->dropping = false;
+				break;
+			}
+			k->drop_next = rlaw(k->drop_next, w->p.interval,
+					    k->rec_inv_sqrt);
 			if (!r.ok_to_drop)
-				f->dropping = false;
-			else
-				f->drop_next = rlaw(f->drop_next, w->p.interval,
-						    f->rec_inv_sqrt);
+				break;
 		}
 	} else if (r.ok_to_drop) {
 		u32 delta;
@@ -191,20 +215,20 @@ static struct rres rcodel(struct world *w, struct rqueue *f, u32 now,
 			*ce = true;
 		} else {
 			rdrop(&r.p);
-			r = rdodequeue(w, f, now);
+			r = rdodequeue(w, k, f, now);
 		}
-		f->dropping = true;
-		delta = f->count - f->lastcount;
+		k->dropping = true;
+		delta = k->count - k->lastcount;
 		if (delta > 1 &&
-		    (s32)(now - f->drop_next - 16 * w->p.interval) < 0) {
-			f->count = delta;
-			rnewton(f);
+		    (s32)(now - k->drop_next - 16 * w->p.interval) < 0) {
+			k->count = delta;
+			rnewton(k);
 		} else {
-			f->count = 1;
-			f->rec_inv_sqrt = 0xffff;
+			k->count = 1;
+			k->rec_inv_sqrt = 0xffff;
 		}
-		f->lastcount = f->count;
-		f->drop_next = rlaw(now, w->p.interval, f->rec_inv_sqrt);
+		k->lastcount = k->count;
+		k->drop_next = rlaw(now, w->p.interval, k->rec_inv_sqrt);
 	}
 	return r;
 }
@@ -298,7 +322,7 @@ static struct rres rkey_dequeue(struct world *w, int k, u32 now, bool *ce)
 			lpush(key->oldq, &key->nold, i);
 			continue;
 		}
-		r = rcodel(w, f, now, ce);
+		r = rcodel(w, key, f, now, ce);
 		if (r.valid) {
 			f->deficit -= r.p.len;
 			return r;

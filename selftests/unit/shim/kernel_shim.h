@@ -61,6 +61,8 @@ typedef unsigned int gfp_t;
 #define BIT(n)		(1UL << (n))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define clamp_t(t, v, lo, hi) min_t(t, max_t(t, v, lo), hi)
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* Fault injection for the allocation-failure paths of the tests. */
 extern unsigned long dfs_user_alloc_fail_every;
