@@ -8,6 +8,12 @@
  * packet's queue and one dequeue by the flow scheduler (DRR and CoDel),
  * so the queue stays at a constant length.  The flood row: packets of
  * four sources already marked malicious, found in the cache and dropped.
+ * The spoofed row: every packet a source never seen, with the table at
+ * its cap of 1M flows, so each misses the cache and the tree and is
+ * counted in the overflow flow, as dfs_flow_get() does past "flows".
+ * For scale, one random DRAM access on the same machine in the same
+ * run: a dependent walk over a random cycle through 256 MiB, far past
+ * the caches (its TLB misses included, as the B-tree's are).
  *
  * The same dfs_btree.c, dfs_cache.c, dfs_decide.c, dfs_cpr.c and
  * dfs_fq.h as the module, -O2, no sanitizers.  What the kernel adds is
@@ -63,6 +69,9 @@ struct bench {
 	struct bpkt		*free_pkts;
 	struct bflow		*flows;
 	u32			used;		/* flows taken from the array */
+	u32			cap;		/* "flows": past it, the overflow */
+	struct bflow		overflow;
+	u32			overflowed;	/* packets counted there */
 	u64			now;
 	u32			dropped;
 };
@@ -143,6 +152,10 @@ static struct dfs_flow *flow_get(struct bench *b, const struct flowkey *key)
 	flow = dfs_repo_find(&b->cache, &b->bt, key);
 	if (flow)
 		return flow;
+	if (b->used >= b->cap) {
+		b->overflowed++;
+		return &b->overflow.flow;
+	}
 	flow = &b->flows[b->used++].flow;
 	flow->key = *key;
 	dfs_flow_init(flow, &b->p, b->now);
@@ -154,7 +167,8 @@ static struct dfs_flow *flow_get(struct bench *b, const struct flowkey *key)
 
 static void flow_place(struct bench *b, struct dfs_flow *flow)
 {
-	dfs_repo_place(&b->p, &b->cache, &b->bt, flow);
+	if (flow != &b->overflow.flow)
+		dfs_repo_place(&b->p, &b->cache, &b->bt, flow);
 }
 
 static void fq_add(struct bench *b, struct dfs_flow *flow, u32 len)
@@ -245,6 +259,9 @@ static void bench_init(struct bench *b, u32 nflows, bool fq_mode)
 	b->fq_params.interval = dfs_codel_from_us(100000);
 	b->fq_params.mtu = 1514;
 	b->flows = calloc(nflows + 1, sizeof(*b->flows));
+	b->cap = nflows;
+	dfs_flow_init(&b->overflow.flow, &b->p, 0);
+	dfs_cpr_flow_init(&b->clock, &b->overflow.flow.cpr);
 	for (i = 0; i < 2 * QLEN; i++)
 		b_free(b, calloc(1, sizeof(struct bpkt)));
 	if (!fq_mode)
@@ -280,13 +297,17 @@ struct figure {
 	double	spread;		/* (max - min) / median */
 };
 
+enum traffic { KNOWN, FLOOD, SPOOFED };
+
 /*
- * @nflows flows of random keys (@flood: four of them marked malicious and
- * cached, and every packet theirs), each known before the rounds start.
+ * @nflows flows of random keys, each known before the rounds start, and
+ * packets of them (KNOWN), of four of them marked malicious and cached
+ * (FLOOD), or of sources never seen (SPOOFED: @nflows is then the cap).
  */
-static struct figure run(u32 nflows, bool fq_mode, bool flood,
+static struct figure run(u32 nflows, bool fq_mode, enum traffic traffic,
 			 const struct flowkey *keys, const u32 *pick)
 {
+	bool flood = traffic == FLOOD;
 	double t[ROUNDS];
 	struct bench b;
 	struct figure f;
@@ -312,13 +333,59 @@ static struct figure run(u32 nflows, bool fq_mode, bool flood,
 			struct flowkey key = keys[flood ? pick[i] % 4 :
 						  pick[i] % nflows];
 
+			if (traffic == SPOOFED) {
+				u64 x = xorshift();
+
+				memcpy(key.src, &x, 4);
+			}
 			packet(&b, &key, PKT_LEN);
 		}
 		t[r] = (now_ns() - t0) / PACKETS;
 	}
-	if (b.used != nflows || (flood && b.cache.count != 4))
+	if (b.used != nflows || (flood && b.cache.count != 4) ||
+	    (traffic == SPOOFED) != !!b.overflowed)
 		printf("the bench's flows went wrong\n");
 	bench_free(&b);
+	qsort(t, ROUNDS, sizeof(t[0]), cmp_double);
+	f.median = t[ROUNDS / 2];
+	f.spread = (t[ROUNDS - 1] - t[0]) / f.median;
+	return f;
+}
+
+/*
+ * ns a step of a dependent walk over a random cycle (Sattolo's shuffle)
+ * through 256 MiB: one random DRAM access, the median of ROUNDS walks.
+ */
+static struct figure dram(void)
+{
+	const size_t n = (size_t)32 << 20;	/* u64s: 256 MiB */
+	const u32 steps = 4000000;
+	u64 *next = malloc(n * sizeof(*next)), p = 0;
+	double t[ROUNDS];
+	struct figure f;
+	size_t i, j;
+	u32 r, k;
+
+	for (i = 0; i < n; i++)
+		next[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		u64 x;
+
+		j = xorshift() % i;
+		x = next[i];
+		next[i] = next[j];
+		next[j] = x;
+	}
+	for (r = 0; r < ROUNDS; r++) {
+		double t0 = now_ns();
+
+		for (k = 0; k < steps; k++)
+			p = next[p];
+		t[r] = (now_ns() - t0) / steps;
+	}
+	if (p >= n)
+		printf("the walk went wrong\n");
+	free(next);
 	qsort(t, ROUNDS, sizeof(t[0]), cmp_double);
 	f.median = t[ROUNDS / 2];
 	f.spread = (t[ROUNDS - 1] - t[0]) / f.median;
@@ -331,7 +398,8 @@ int main(void)
 	u32 nmax = sizes[ARRAY_SIZE(sizes) - 1], i, s;
 	struct flowkey *keys = calloc(nmax, sizeof(*keys));
 	u32 *pick = malloc(PACKETS * sizeof(*pick));
-	struct figure flood = { 0 };
+	struct figure flood, spoofed, spoofed_fq, walk;
+	struct figure fifo[ARRAY_SIZE(sizes)], fq[ARRAY_SIZE(sizes)];
 
 	for (i = 0; i < nmax; i++) {
 		u64 r = xorshift();
@@ -343,25 +411,34 @@ int main(void)
 	for (i = 0; i < PACKETS; i++)
 		pick[i] = xorshift();
 
-	printf("| flows | fifo ns/packet | spread | fq ns/packet | spread | fifo 1M / 1 flow |\n");
-	printf("|---:|---:|---:|---:|---:|---:|\n");
+	walk = dram();
 	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
-		struct figure fifo = run(sizes[s], false, false, keys, pick);
-		struct figure fq = run(sizes[s], true, false, keys, pick);
-		static double one;
-
-		if (s == 0)
-			one = fifo.median;
-		printf("| %u | %.0f | %.0f%% | %.0f | %.0f%% | %.2f |\n",
-		       sizes[s], fifo.median, 100 * fifo.spread, fq.median,
-		       100 * fq.spread, one / fifo.median);
+		fifo[s] = run(sizes[s], false, KNOWN, keys, pick);
+		fq[s] = run(sizes[s], true, KNOWN, keys, pick);
 	}
-	flood = run(nmax, false, true, keys, pick);
+	flood = run(nmax, false, FLOOD, keys, pick);
+	spoofed = run(nmax, false, SPOOFED, keys, pick);
+	spoofed_fq = run(nmax, true, SPOOFED, keys, pick);
+
+	printf("one random DRAM access: %.0f ns, spread %.0f%%\n\n",
+	       walk.median, 100 * walk.spread);
+	printf("| flows | fifo ns/packet | spread | x DRAM | fq ns/packet | spread | x DRAM | fifo 1 flow / N |\n");
+	printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (s = 0; s < ARRAY_SIZE(sizes); s++)
+		printf("| %u | %.0f | %.0f%% | %.2f | %.0f | %.0f%% | %.2f | %.2f |\n",
+		       sizes[s], fifo[s].median, 100 * fifo[s].spread,
+		       fifo[s].median / walk.median, fq[s].median,
+		       100 * fq[s].spread, fq[s].median / walk.median,
+		       fifo[0].median / fifo[s].median);
+	printf("| spoofed, 1M known | %.0f | %.0f%% | %.2f | %.0f | %.0f%% | %.2f | - |\n",
+	       spoofed.median, 100 * spoofed.spread,
+	       spoofed.median / walk.median, spoofed_fq.median,
+	       100 * spoofed_fq.spread, spoofed_fq.median / walk.median);
 	printf("\nsched fq: %zu bytes a key with packets (struct dfs_fq_key), %zu a flow queue of the pool, %zu the pool of %u\n",
 	       sizeof(struct dfs_fq_key), sizeof(struct dfs_fq),
 	       dfs_fq_pool_size(POOL_SETS), POOL_SETS * DFS_FQ_WAYS);
-	printf("\nflood (4 cached malicious sources, 1M flows known): %.0f ns/packet, spread %.0f%%\n",
-	       flood.median, 100 * flood.spread);
+	printf("\nflood (4 cached malicious sources, 1M flows known): %.0f ns/packet, spread %.0f%%, %.2f DRAM accesses\n",
+	       flood.median, 100 * flood.spread, flood.median / walk.median);
 	free(keys);
 	free(pick);
 	return 0;
