@@ -615,6 +615,32 @@ static inline void *dfs_fq_key_dequeue(struct dfs_fq_sched *s,
 	struct dfs_fq *fq;
 	void *pkt;
 
+	/*
+	 * A key that holds no queue of the pool has one queue, the
+	 * embedded one, alone in its round: the round below, unrolled for
+	 * it, as most keys are (fuzz_fq holds the two to the same packets).
+	 */
+	if (!k->pooled) {
+		fq = &k->q;
+		if (!fq->key)
+			return NULL;
+		if (fq->drr.deficit <= 0) {
+			do
+				fq->drr.deficit += p->quantum;
+			while (fq->drr.deficit <= 0);
+			k->new_q.tail = NULL;
+			k->old_q.tail = &fq->drr;
+		}
+		pkt = dfs_codel_dequeue(k, fq, p, st, ops, ctx, backlog, now);
+		if (pkt) {
+			fq->drr.deficit -= ops->len(pkt);
+			return pkt;
+		}
+		k->new_q.tail = NULL;
+		k->old_q.tail = NULL;
+		dfs_fq_leave(s, fq);
+		return NULL;
+	}
 	while ((d = dfs_drr_next(&k->new_q, &k->old_q, p->quantum, &l))) {
 		fq = container_of(d, struct dfs_fq, drr);
 		pkt = dfs_codel_dequeue(k, fq, p, st, ops, ctx, backlog, now);
@@ -697,6 +723,29 @@ static inline void dfs_fq_purge(struct dfs_fq_sched *s,
 	}
 }
 
+/* Release the keys of @l, emptied and waiting for their turn. */
+static __always_inline void
+dfs_fq_release_list(struct dfs_fq_sched *s, struct dfs_drr_list *l,
+		    const struct dfs_fq_ops *ops, void *ctx)
+{
+	struct dfs_drr *d, *next;
+	struct dfs_fq_key *k;
+
+	if (!l->tail)
+		return;
+	d = l->tail->next;
+	l->tail->next = NULL;	/* the ring, opened after its tail */
+	l->tail = NULL;
+	for (; d; d = next) {
+		next = d->next;
+		k = container_of(d, struct dfs_fq_key, drr);
+		if (unlikely(k->pooled))
+			dfs_fq_key_purge(s, k, ops, ctx);
+		s->count--;
+		ops->release(ctx, k);
+	}
+}
+
 /*
  * The caller holds no packet in the scheduler: release the keys left in
  * the lists, emptied and waiting for their turn, without a round.  Only
@@ -705,24 +754,8 @@ static inline void dfs_fq_purge(struct dfs_fq_sched *s,
 static inline void dfs_fq_release_idle(struct dfs_fq_sched *s,
 				       const struct dfs_fq_ops *ops, void *ctx)
 {
-	struct dfs_drr_list *l[] = { &s->new_keys, &s->old_keys };
-	struct dfs_drr *d, *next;
-	struct dfs_fq_key *k;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		d = dfs_drr_head(l[i]);
-		while (d) {
-			next = d == l[i]->tail ? NULL : d->next;
-			k = container_of(d, struct dfs_fq_key, drr);
-			if (unlikely(k->pooled))
-				dfs_fq_key_purge(s, k, ops, ctx);
-			s->count--;
-			ops->release(ctx, k);
-			d = next;
-		}
-		l[i]->tail = NULL;
-	}
+	dfs_fq_release_list(s, &s->new_keys, ops, ctx);
+	dfs_fq_release_list(s, &s->old_keys, ops, ctx);
 }
 
 #endif /* _DFS_FQ_H */
