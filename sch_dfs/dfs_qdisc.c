@@ -342,6 +342,15 @@ static void dfs_cpr_judge(struct dfs_sched_data *q, struct dfs_flow *flow,
 
 static const struct dfs_fq_ops dfs_fq_ops;
 
+/* CoDel's drops since the parents last heard, with a packet queued. */
+static void dfs_fq_tell_drops(struct dfs_sched_data *q, struct Qdisc *sch)
+{
+	qdisc_tree_reduce_backlog(sch, q->fq_stats.drop_count,
+				  q->fq_stats.drop_len);
+	q->fq_stats.drop_count = 0;
+	q->fq_stats.drop_len = 0;
+}
+
 /*
  * sched fq: put @skb at the tail of its connection's queue in its key's,
  * giving the key a struct dfs_fq_key (a new key for the scheduler) if it
@@ -479,6 +488,11 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (dfs_fq_mode(q)) {
 		sch->q.qlen++;
 		qdisc_qstats_backlog_inc(sch, skb);
+		/* drops of a dequeue that emptied the qdisc: the parent's
+		 * backlog held them until now (dfs_dequeue())
+		 */
+		if (unlikely(q->fq_stats.drop_count))
+			dfs_fq_tell_drops(q, sch);
 		return NET_XMIT_SUCCESS;
 	}
 	return qdisc_enqueue_tail(skb, sch);
@@ -660,14 +674,10 @@ static struct sk_buff *dfs_dequeue(struct Qdisc *sch)
 			dfs_cpr_congest(&q->cpr_clock);
 		}
 		/* As fq_codel: a parent (HTB) must not hear of drops while
-		 * this qdisc is empty; they are told on a later dequeue.
+		 * this qdisc is empty; they are told with a packet queued.
 		 */
-		if (q->fq_stats.drop_count && sch->q.qlen) {
-			qdisc_tree_reduce_backlog(sch, q->fq_stats.drop_count,
-						  q->fq_stats.drop_len);
-			q->fq_stats.drop_count = 0;
-			q->fq_stats.drop_len = 0;
-		}
+		if (q->fq_stats.drop_count && sch->q.qlen)
+			dfs_fq_tell_drops(q, sch);
 		if (skb)
 			qdisc_bstats_update(sch, skb);
 	} else {
