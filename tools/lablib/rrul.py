@@ -9,15 +9,19 @@ The router shapes r-out (upload, s1 -> rcv) and r-s1 (download) each with
 the lab's 10 Mbit/s TBF, the qdisc under test its child; netem on each
 host's own veth gives the base RTT, half of it each way, so that no
 delay queue sits in front of or behind the qdisc under test.  flent runs
-each of the scenario's tests in turn for every qdisc, in one boot; its
-data files (.flent.gz: gzip'd JSON) are kept in DIR/raw/ and the
-figures are read from them:
+each of the scenario's tests in turn for every qdisc, in one boot, and
+goes round the qdiscs ROUNDS times, so that a drift of the emulator's
+speed falls on every qdisc alike; its data files (.flent.gz: gzip'd
+JSON) are kept in DIR/raw/ and the figures are read from them, each
+qdisc's rounds pooled:
 
   ping p50/p99    flent's ICMP pings (fping) and its UDP probes (irtt,
                   every probe series pooled), each sample as measured,
-                  over the measured window
+                  over the measured window of every round
+  ICMP p99 each   the ICMP p99 of each round alone, for its spread
   TCP down/up     flent's sum of the 4 flows each way (netperf's interim
-                  results), mean over the measured window, Mbit/s
+                  results), mean over the measured window, Mbit/s, the
+                  mean of the rounds
   guest CPU busy  the test VM's CPUs over the whole flent run: near 100%
                   the emulator, not the qdisc, sets the figures
 
@@ -26,6 +30,7 @@ Guest side: run.py --scenario rrul calls main().  Host side:
   rrul.py summary DIR   table.md and summary.json again from DIR/raw
   rrul.py plot DIR      flent's own plots of DIR/raw (plot.py calls it)
 """
+import dataclasses
 import datetime
 import glob
 import gzip
@@ -88,12 +93,18 @@ def cpu_times():
     return t[0] + t[1] + t[2] + t[5] + t[6] + t[7], sum(t[:8])
 
 
-def flent_one(run, scn, kind, test, raw_dir):
-    """Run TEST from the client; its data file as raw/KIND.TEST.flent.gz."""
-    tmp = os.path.join(raw_dir, "%s.%s.tmp" % (kind, test))
+def data_name(kind, test, rnd):
+    """A round's data file in raw/: KIND.TEST.flent.gz for the first."""
+    return "%s.%s%s" % (kind, test, ".r%d" % rnd if rnd else "")
+
+
+def flent_one(run, scn, kind, test, raw_dir, rnd):
+    """Run TEST from the client; its data file as raw/data_name().flent.gz."""
+    name = data_name(kind, test, rnd)
+    tmp = os.path.join(raw_dir, name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
-    log = os.path.join(raw_dir, "%s.%s.log" % (kind, test))
+    log = os.path.join(raw_dir, name + ".log")
     busy0, all0 = cpu_times()
     with open(log, "w") as fh:
         r = subprocess.run(["ip", "netns", "exec", run.ns(CLIENT), "flent",
@@ -109,7 +120,7 @@ def flent_one(run, scn, kind, test, raw_dir):
         shutil.rmtree(tmp, ignore_errors=True)
         raise RuntimeError("flent %s exit %d, %d data files: %s"
                            % (test, r.returncode, len(files), tail))
-    dst = os.path.join(raw_dir, "%s.%s.flent.gz" % (kind, test))
+    dst = os.path.join(raw_dir, name + ".flent.gz")
     shutil.move(files[0], dst)
     shutil.rmtree(tmp, ignore_errors=True)
     return os.path.basename(dst), (busy1 - busy0) / max(1, all1 - all0)
@@ -127,32 +138,42 @@ def main(run, scn, kinds, out, short):
         if not shutil.which(tool):
             print("lab: %s: no %s on PATH: run 'make deps'" % (scn.name, tool))
             return 1
-    print("lab: %s: %s; %s, %d s each, per qdisc: %s"
+    print("lab: %s: %s; %s, %d s each, %d round%s of: %s"
           % (scn.name, scn.title, " ".join(scn.tests), scn.secs,
-             " ".join(kinds)), flush=True)
+             scn.rounds, "s" if scn.rounds > 1 else "", " ".join(kinds)),
+          flush=True)
     rc = 0
+    recs = {kind: {"qdisc": kind, "tests": {t: [] for t in scn.tests}}
+            for kind in kinds}
     try:
         setup(run, scn)
         time.sleep(1)           # the servers listen
-        for i, kind in enumerate(kinds, 1):
-            rec = {"qdisc": kind, "tests": {}}
-            try:
-                rec["spec"] = shape(run, kind)
-                for test in scn.tests:
-                    print("lab: %s [%d/%d] %s: %s, %d s" % (
-                        scn.name, i, len(kinds), kind, test,
-                        scn.secs + 2 * scn.delay), flush=True)
-                    f, busy = flent_one(run, scn, kind, test, raw_dir)
-                    rec["tests"][test] = {"file": f, "tc": tc_stats(run),
-                                          "cpu_busy": busy}
-            except (subprocess.CalledProcessError, subprocess.TimeoutExpired,
-                    RuntimeError, OSError) as e:
-                print("lab: %s: %s failed: %s" % (scn.name, kind, e),
-                      flush=True)
-                rec["failed"] = str(e)
-                rc = 1
-            with open(os.path.join(raw_dir, kind + ".json"), "w") as fh:
-                json.dump(rec, fh)
+        for rnd in range(scn.rounds):
+            for i, kind in enumerate(kinds, 1):
+                rec = recs[kind]
+                if rec.get("failed"):
+                    continue
+                try:
+                    rec["spec"] = shape(run, kind)
+                    for test in scn.tests:
+                        print("lab: %s [%d/%d] %s: %s, round %d/%d, %d s" % (
+                            scn.name, i, len(kinds), kind, test, rnd + 1,
+                            scn.rounds, scn.secs + 2 * scn.delay),
+                            flush=True)
+                        f, busy = flent_one(run, scn, kind, test, raw_dir,
+                                            rnd)
+                        rec["tests"][test].append(
+                            {"file": f, "tc": tc_stats(run),
+                             "cpu_busy": busy})
+                except (subprocess.CalledProcessError,
+                        subprocess.TimeoutExpired, RuntimeError,
+                        OSError) as e:
+                    print("lab: %s: %s failed: %s" % (scn.name, kind, e),
+                          flush=True)
+                    rec["failed"] = str(e)
+                    rc = 1
+                with open(os.path.join(raw_dir, kind + ".json"), "w") as fh:
+                    json.dump(rec, fh)
         write(scn, kinds, out, short)
     finally:
         run.topo_cleanup()
@@ -167,8 +188,8 @@ def t0_of(data):
         tzinfo=datetime.timezone.utc).timestamp()
 
 
-def figures(scn, path):
-    """The figures of one flent data file over the measured window."""
+def samples_of(scn, path):
+    """The samples of one flent data file over the measured window."""
     with gzip.open(path, "rt") as fh:
         data = json.load(fh)
     t0 = t0_of(data)
@@ -189,23 +210,45 @@ def figures(scn, path):
 
     pings = [n for n in data["raw_values"] if n.startswith("Ping (ms)")
              and n != "Ping (ms) avg"]
-    icmp = samples([n for n in pings if "ICMP" in n])
-    udp = samples([n for n in pings if "UDP" in n])
-    return {"icmp_p50_ms": pct(icmp, 50), "icmp_p99_ms": pct(icmp, 99),
-            "icmp_n": len(icmp),
-            "udp_p50_ms": pct(udp, 50), "udp_p99_ms": pct(udp, 99),
-            "udp_n": len(udp),
-            "down_mbps": mean_of("TCP download sum"),
-            "up_mbps": mean_of("TCP upload sum"),
+    return {"icmp": samples([n for n in pings if "ICMP" in n]),
+            "udp": samples([n for n in pings if "UDP" in n]),
+            "down": mean_of("TCP download sum"),
+            "up": mean_of("TCP upload sum"),
             "failed_runners": data["metadata"].get("FAILED_RUNNERS", 0)}
 
 
-def drops(tc):
-    """Drops at the shaper, per way, from tc -j -s after the test."""
+def mean(v):
+    v = [x for x in v if x is not None]
+    return sum(v) / len(v) if v else None
+
+
+def figures(scn, paths):
+    """The figures of a qdisc's rounds of a test, their samples pooled."""
+    runs = [samples_of(scn, p) for p in paths]
+    icmp = [x for r in runs for x in r["icmp"]]
+    udp = [x for r in runs for x in r["udp"]]
+    return {"icmp_p50_ms": pct(icmp, 50), "icmp_p99_ms": pct(icmp, 99),
+            "icmp_n": len(icmp),
+            "icmp_p99_rounds_ms": [pct(r["icmp"], 99) for r in runs],
+            "udp_p50_ms": pct(udp, 50), "udp_p99_ms": pct(udp, 99),
+            "udp_n": len(udp),
+            "down_mbps": mean([r["down"] for r in runs]),
+            "up_mbps": mean([r["up"] for r in runs]),
+            "rounds": len(runs),
+            "failed_runners": sum(r["failed_runners"] for r in runs)}
+
+
+def drops(tcs):
+    """Drops at the shaper, per way, from tc -j -s after each round's
+    test, the mean of the rounds."""
     out = {}
-    for way, qs in tc.items():
-        root = next((q for q in qs if q.get("root")), {})
-        out[way] = root.get("drops")
+    for way in tcs[0]:
+        n = []
+        for tc in tcs:
+            root = next((q for q in tc[way] if q.get("root")), {})
+            n.append(root.get("drops"))
+        m = mean(n)
+        out[way] = None if m is None else round(m)
     return out
 
 
@@ -215,28 +258,34 @@ def summarize(scn, raw_dir, kind):
     if rec.get("failed"):
         return {"qdisc": kind, "failed": True}
     row = {"qdisc": kind}
-    for test, t in rec["tests"].items():
-        row[test] = figures(scn, os.path.join(raw_dir, t["file"]))
-        row[test]["drops"] = drops(t["tc"])
-        row[test]["guest_cpu_busy"] = t.get("cpu_busy")
+    for test, runs in rec["tests"].items():
+        if isinstance(runs, dict):      # a run before rounds
+            runs = [runs]
+        row[test] = figures(scn, [os.path.join(raw_dir, t["file"])
+                                  for t in runs])
+        row[test]["drops"] = drops([t["tc"] for t in runs])
+        row[test]["guest_cpu_busy"] = mean([t.get("cpu_busy") for t in runs])
     return row
 
 
 def table(scn, rows, test):
-    lines = ["| qdisc | ICMP ping p50 / p99 ms | UDP ping p50 / p99 ms "
+    lines = ["| qdisc | ICMP ping p50 / p99 ms | ICMP p99 of each round ms "
+             "| UDP ping p50 / p99 ms "
              "| TCP down Mbit/s | TCP up Mbit/s | drops down / up "
              "| guest CPU busy |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         f = r.get(test)
         if r.get("failed") or not f:
-            lines.append("| %s | failed | | | | | |" % r["qdisc"])
+            lines.append("| %s | failed | | | | | | |" % r["qdisc"])
             continue
         d = f["drops"]
         busy = f.get("guest_cpu_busy")
-        lines.append("| %s | %s / %s | %s / %s | %s | %s | %s / %s | %s |" % (
+        each = " / ".join(fmt(x, "%.1f")
+                          for x in f.get("icmp_p99_rounds_ms", []))
+        lines.append("| %s | %s / %s | %s | %s / %s | %s | %s | %s / %s | %s |" % (
             r["qdisc"], fmt(f["icmp_p50_ms"], "%.1f"),
-            fmt(f["icmp_p99_ms"], "%.1f"),
+            fmt(f["icmp_p99_ms"], "%.1f"), each,
             fmt(f["udp_p50_ms"], "%.1f"), fmt(f["udp_p99_ms"], "%.1f"),
             fmt(f["down_mbps"], "%.2f"), fmt(f["up_mbps"], "%.2f"),
             fmt(d.get("down"), "%d"), fmt(d.get("up"), "%d"),
@@ -256,8 +305,11 @@ def write(scn, kinds, out, short):
     md = ""
     for test in scn.tests:
         md += ("### %s: %s, %d s of load after %d s idle, measured from %d "
-               "to %d s\n\n" % (scn.name, test, scn.secs, scn.delay,
-                                scn.delay + scn.warmup, scn.delay + scn.secs))
+               "to %d s%s\n\n"
+               % (scn.name, test, scn.secs, scn.delay,
+                  scn.delay + scn.warmup, scn.delay + scn.secs,
+                  ", %d rounds pooled" % scn.rounds if scn.rounds > 1
+                  else ""))
         md += table(scn, rows, test) + "\n"
     with open(os.path.join(out, "table.md"), "w") as fh:
         fh.write(md)
@@ -265,7 +317,8 @@ def write(scn, kinds, out, short):
         json.dump({"scenario": scn.name, "key": scn.name, "short": short,
                    "title": scn.title, "flent": True, "tests": scn.tests,
                    "secs": scn.secs, "delay": scn.delay,
-                   "warmup": scn.warmup, "rows": rows}, fh, indent=1)
+                   "warmup": scn.warmup, "rounds": scn.rounds,
+                   "rows": rows}, fh, indent=1)
     print()
     print(md, flush=True)
 
@@ -307,7 +360,8 @@ def main_host(argv):
         summary = json.load(fh)
     if argv[1] == "plot":
         return plot(out)
-    scn = scenarios.get(summary["key"], summary["short"])
+    scn = dataclasses.replace(scenarios.get(summary["key"], summary["short"]),
+                              rounds=summary.get("rounds", 1))
     write(scn, [r["qdisc"] for r in summary["rows"]], out, summary["short"])
     return 0
 
