@@ -65,9 +65,12 @@
 #include <net/sch_generic.h>
 #include <net/inet_ecn.h>
 #include <net/flowkey_skb.h>
+#include <net/genetlink.h>
+#include <linux/dfs_verdict.h>
 
 #include "dfs_repo.h"
 #include "dfs_fq.h"
+#include "dfs_verdict.h"
 
 #define DFS_DEFAULT_MEMORY	SZ_32M		/* fq_codel's memory_limit */
 #define DFS_DEFAULT_FLOWS	65536
@@ -113,6 +116,14 @@ static_assert(DFS_FQ_POOL < U16_MAX);
 #define DFS_QUANTUM_MAX		SZ_1M
 /* A long-lived flow keeps at least this many counted (dfs_cpr.h) */
 #define DFS_CPR_MIN_PACKETS_MAX	((DFS_CPR_PACKETS_MAX + 1) / 2)
+/* What a flow is flagged for: its packets are dropped before the queue. */
+#define DFS_F_FLAGGED		(DFS_F_MALICIOUS | DFS_F_CPR)
+/*
+ * The verdict worker runs this long after the first event it finds: the
+ * events of a burst go out together, and a qdisc sends at most
+ * DFS_VERDICT_RING events a run, however many keys a flood gets flagged.
+ */
+#define DFS_VERDICT_DELAY_MS	10
 
 struct dfs_skb_cb {
 	struct dfs_flow	*flow;
@@ -137,6 +148,8 @@ static_assert(sizeof(struct dfs_flow) <= 80);
 static_assert(sizeof(struct dfs_flow_fq) <= 88);
 /* and a key with packets, at most 128 bytes */
 static_assert(sizeof(struct dfs_fq_key) <= 128);
+/* a qdisc's verdict events (dfs_verdict.h), one kmalloc-16k object */
+static_assert(sizeof(struct dfs_verdicts) <= SZ_16K);
 
 struct dfs_stats {
 	u64	new_flows;
@@ -173,6 +186,7 @@ struct dfs_sched_data {
 	u32			malicious;
 	u32			trending;
 	u32			cpr_flows;	/* flagged DFS_F_CPR */
+	u32			flagged;	/* DFS_F_FLAGGED: either flag */
 	u32			wfs_ewma;
 
 	/* CPR: the clock runs whatever cpr_mode says, as prune reads it. */
@@ -203,6 +217,12 @@ struct dfs_sched_data {
 	u32			interval_us;	/* them in CoDel's units */
 
 	struct dfs_stats	stats;
+
+	/* The verdict stream (dfs_verdict.h): the events of flag changes,
+	 * sent by verdict_work.
+	 */
+	struct dfs_verdicts	*verdicts;
+	struct delayed_work	verdict_work;
 };
 
 static struct kmem_cache *dfs_flow_cachep __read_mostly;
@@ -240,6 +260,87 @@ static void dfs_count_flags(struct dfs_sched_data *q, u32 flags, int sign)
 		q->trending += sign;
 	if (flags & DFS_F_CPR)
 		q->cpr_flows += sign;
+	if (flags & DFS_F_FLAGGED)
+		q->flagged += sign;
+}
+
+/* What a flow is flagged for, as the uapi says it (TC_DFS_FLOW_*). */
+static u16 dfs_verdict_reason(u32 flags)
+{
+	return (flags & DFS_F_MALICIOUS ? TC_DFS_FLOW_MALICIOUS : 0) |
+	       (flags & DFS_F_CPR ? TC_DFS_FLOW_CPR : 0);
+}
+
+static void dfs_verdict_of(const struct dfs_sched_data *q,
+			   const struct dfs_flow *flow,
+			   struct dfs_verdict_event *ev)
+{
+	ev->key = flow->key;
+	ev->rate = dfs_flow_bitrate(flow);
+	ev->reason = dfs_verdict_reason(flow->flags);
+	ev->key_mode = q->key_mode;
+	ev->overflow = flow == &q->overflow.flow;
+}
+
+/*
+ * Queue an event (the qdisc's lock held): no allocation, no message built
+ * here, only a copy into the ring, which the worker drains.  A full ring
+ * counts the event lost; the listeners are told to dump.
+ */
+static void dfs_verdict_queue(struct dfs_sched_data *q, u8 cmd,
+			      const struct dfs_flow *flow, u32 old_flags,
+			      u8 cause, u64 now)
+{
+	struct dfs_verdicts *v = q->verdicts;
+	struct dfs_verdict_event *ev;
+	bool idle;
+
+	/* _bh: a qdisc being destroyed is reset with BH on */
+	spin_lock_bh(&v->lock);
+	idle = !v->count && !v->lost;
+	if (v->count == DFS_VERDICT_RING) {
+		v->lost++;
+		spin_unlock_bh(&v->lock);
+		return;
+	}
+	ev = &v->ring[(v->head + v->count) % DFS_VERDICT_RING];
+	memset(ev, 0, sizeof(*ev));
+	ev->cmd = cmd;
+	ev->time = now;
+	if (flow) {
+		dfs_verdict_of(q, flow, ev);
+		if (cmd == DFS_VERDICT_CMD_RELEASE)
+			ev->reason = dfs_verdict_reason(old_flags);
+		ev->cause = cause;
+	}
+	v->count++;
+	spin_unlock_bh(&v->lock);
+	if (idle)
+		queue_delayed_work(system_wq, &q->verdict_work,
+				   msecs_to_jiffies(DFS_VERDICT_DELAY_MS));
+}
+
+/* The flow's flags were @old_flags: an event if what it is flagged for
+ * changed.
+ */
+static void dfs_verdict_change(struct dfs_sched_data *q,
+			       const struct dfs_flow *flow, u32 old_flags,
+			       u64 now)
+{
+	if (!((old_flags ^ flow->flags) & DFS_F_FLAGGED))
+		return;
+	dfs_verdict_queue(q, flow->flags & DFS_F_FLAGGED ?
+			  DFS_VERDICT_CMD_FLAG : DFS_VERDICT_CMD_RELEASE,
+			  flow, old_flags, DFS_VERDICT_CAUSE_JUDGED, now);
+}
+
+/* A flagged flow is pruned: forgotten, so no longer flagged. */
+static void dfs_verdict_pruned(struct dfs_sched_data *q,
+			       const struct dfs_flow *flow, u64 now)
+{
+	if (flow->flags & DFS_F_FLAGGED)
+		dfs_verdict_queue(q, DFS_VERDICT_CMD_RELEASE, flow,
+				  flow->flags, DFS_VERDICT_CAUSE_PRUNED, now);
 }
 
 static void dfs_flow_free(struct dfs_sched_data *q, struct dfs_flow *flow)
@@ -433,6 +534,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (flags != flow->flags) {
 		dfs_count_flags(q, flags, -1);
 		dfs_count_flags(q, flow->flags, 1);
+		dfs_verdict_change(q, flow, flags, now);
 	}
 	dfs_flow_place(q, flow);
 	/* A flow DFS drops takes no part of the link: not one of the n
@@ -778,6 +880,12 @@ static void dfs_flows_destroy(struct Qdisc *sch)
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	u32 i;
 
+	/* One event says every key of the qdisc is released, however many
+	 * were flagged: the flows go without one each.
+	 */
+	if (q->flagged)
+		dfs_verdict_queue(q, DFS_VERDICT_CMD_FLUSH, NULL, 0, 0,
+				  ktime_get_ns());
 	dfs_fq_purge(&q->fq, &dfs_fq_purge_ops, sch);
 	q->fq_stats.drop_count = 0;
 	q->fq_stats.drop_len = 0;
@@ -796,6 +904,7 @@ static void dfs_flows_destroy(struct Qdisc *sch)
 	q->malicious = 0;
 	q->trending = 0;
 	q->cpr_flows = 0;
+	q->flagged = 0;
 	q->prune_active = false;
 }
 
@@ -881,7 +990,7 @@ static bool dfs_flow_idle(const struct dfs_sched_data *q,
 }
 
 /* One batch of Algorithm 2; returns true while the round goes on. */
-static bool dfs_prune_batch(struct dfs_sched_data *q)
+static bool dfs_prune_batch(struct dfs_sched_data *q, u64 now)
 {
 	u32 budget = DFS_PRUNE_BATCH;
 	struct dfs_flow *flow;
@@ -894,6 +1003,7 @@ static bool dfs_prune_batch(struct dfs_sched_data *q)
 		q->prune_cursor = flow->key;
 		q->prune_cursor_set = true;
 		if (dfs_flow_idle(q, flow)) {
+			dfs_verdict_pruned(q, flow, now);
 			dfs_btree_remove(&q->btree, &flow->key);
 			dfs_flow_free(q, flow);
 			q->stats.pruned++;
@@ -914,6 +1024,7 @@ static void dfs_prune_start(struct dfs_sched_data *q, u64 now)
 		struct dfs_flow *flow = dfs_cache_at(&q->cache, i);
 
 		if (flow && dfs_flow_idle(q, flow)) {
+			dfs_verdict_pruned(q, flow, now);
 			dfs_cache_remove(&q->cache, flow);
 			dfs_flow_free(q, flow);
 			q->stats.pruned++;
@@ -941,7 +1052,7 @@ static void dfs_prune_timer(struct timer_list *t)
 	    now - q->last_prune >= (u64)q->prune_ms * NSEC_PER_MSEC)
 		dfs_prune_start(q, now);
 	if (q->prune_active)
-		q->prune_active = dfs_prune_batch(q);
+		q->prune_active = dfs_prune_batch(q, now);
 	/* Go on at once while a round is under way, else check again in a
 	 * tenth of the interval (at most a second late).
 	 */
@@ -1285,14 +1396,19 @@ fail:
  */
 static void dfs_cpr_release(struct dfs_sched_data *q)
 {
+	u64 now = ktime_get_ns();
 	u32 i;
 
 	for (i = 0; i < q->cache.size; i++) {
 		struct dfs_flow *flow = dfs_cache_at(&q->cache, i);
+		u32 flags;
 
 		if (flow && (flow->flags & DFS_F_CPR)) {
-			dfs_count_flags(q, DFS_F_CPR, -1);
+			flags = flow->flags;
+			dfs_count_flags(q, flags, -1);
 			flow->flags &= ~DFS_F_CPR;
+			dfs_count_flags(q, flow->flags, 1);
+			dfs_verdict_change(q, flow, flags, now);
 		}
 	}
 }
@@ -1427,12 +1543,74 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	return 0;
 }
 
+/*
+ * Send what the ring holds, a batch at a time, and at most a ring's worth
+ * a run, so that a qdisc whose keys keep changing does not keep the worker
+ * busy.  After a loss the ring's events are dropped with it: the
+ * listeners must dump anyway, and the dump is newer than any of them.
+ */
+static void dfs_verdict_drain(struct dfs_sched_data *q, bool again)
+{
+	struct dfs_verdicts *v = q->verdicts;
+	struct net_device *dev = qdisc_dev(q->sch);
+	u32 budget = DFS_VERDICT_RING, n, i;
+	u64 lost, unsent;
+	bool more;
+
+	if (!v)
+		return;
+	do {
+		spin_lock_bh(&v->lock);
+		lost = v->lost;
+		if (lost) {
+			lost += v->count;
+			v->lost = 0;
+			v->count = 0;
+		}
+		n = min3(v->count, budget, (u32)DFS_VERDICT_BATCH);
+		for (i = 0; i < n; i++) {
+			v->out[i] = v->ring[v->head];
+			v->head = (v->head + 1) % DFS_VERDICT_RING;
+		}
+		v->count -= n;
+		spin_unlock_bh(&v->lock);
+		budget -= n;
+		unsent = dfs_verdict_send(dev_net(dev), dev->ifindex,
+					  q->sch->handle, v->out, n, lost);
+		if (unsent) {
+			spin_lock_bh(&v->lock);
+			v->lost += unsent;
+			spin_unlock_bh(&v->lock);
+		}
+	} while (n && budget);
+
+	spin_lock_bh(&v->lock);
+	more = v->count || v->lost;
+	spin_unlock_bh(&v->lock);
+	if (more && again)
+		queue_delayed_work(system_wq, &q->verdict_work,
+				   msecs_to_jiffies(DFS_VERDICT_DELAY_MS));
+}
+
+static void dfs_verdict_work(struct work_struct *work)
+{
+	struct dfs_sched_data *q = container_of(to_delayed_work(work),
+						struct dfs_sched_data,
+						verdict_work);
+
+	dfs_verdict_drain(q, true);
+}
+
 static void dfs_destroy(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
 	timer_delete_sync(&q->prune_timer);
 	dfs_flows_destroy(sch);
+	/* The last events (a FLUSH, if any key was flagged) go now. */
+	cancel_delayed_work_sync(&q->verdict_work);
+	dfs_verdict_drain(q, false);
+	kfree(q->verdicts);
 	dfs_fq_spares_free(q);
 	kvfree(q->fq_pool);
 	dfs_cache_free(&q->cache);
@@ -1448,6 +1626,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 
 	q->sch = sch;
 	timer_setup(&q->prune_timer, dfs_prune_timer, TIMER_DEFERRABLE);
+	INIT_DELAYED_WORK(&q->verdict_work, dfs_verdict_work);
 
 	dfs_params_init(p);
 	q->prune_ms = DFS_DEFAULT_PRUNE_MS;
@@ -1478,6 +1657,12 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 		return err;
 	}
+	q->verdicts = kzalloc(sizeof(*q->verdicts), GFP_KERNEL);
+	if (!q->verdicts) {
+		NL_SET_ERR_MSG_MOD(extack, "no memory for the verdict events");
+		return -ENOMEM;
+	}
+	spin_lock_init(&q->verdicts->lock);
 	dfs_fq_sched_init(&q->fq, NULL, 0);
 	flowkey_hash_init(q->fq_seed);
 	dfs_flow_init(&q->overflow.flow, p, now);
@@ -1739,9 +1924,14 @@ static int __init dfs_module_init(void)
 		err = -ENOMEM;
 		goto err;
 	}
-	err = register_qdisc(&dfs_qdisc_ops);
+	err = dfs_verdict_register();
 	if (err)
 		goto err;
+	err = register_qdisc(&dfs_qdisc_ops);
+	if (err) {
+		dfs_verdict_unregister();
+		goto err;
+	}
 	return 0;
 err:
 	if (dfs_free_wq)
@@ -1753,6 +1943,7 @@ err:
 static void __exit dfs_module_exit(void)
 {
 	unregister_qdisc(&dfs_qdisc_ops);
+	dfs_verdict_unregister();
 	destroy_workqueue(dfs_free_wq);	/* the last flows freed */
 	dfs_caches_destroy();
 }

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_dfs's generic netlink family "dfs_verdict": the multicast group
+ * "verdicts", to which each qdisc's worker sends its events
+ * (linux/dfs_verdict.h).
+ *
+ * Generic netlink and not RTM_NEWTCLASS notifications on the qdisc: a
+ * verdict is not a class, the flagged keys outnumber the cache slots tc
+ * lists, and a listener of rtnetlink's tc group would get every qdisc
+ * change of the host besides.  Unprivileged, as "tc class show" is.
+ */
+#include <linux/kernel.h>
+#include <linux/if_ether.h>
+#include <linux/socket.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <linux/pkt_sched_dfs.h>
+#include <linux/dfs_verdict.h>
+
+#include "dfs_verdict.h"
+
+enum dfs_verdict_groups {
+	DFS_VERDICT_GRP_VERDICTS,
+};
+
+static const struct genl_multicast_group dfs_verdict_mcgrps[] = {
+	[DFS_VERDICT_GRP_VERDICTS] = { .name = DFS_VERDICT_MCGRP_VERDICTS },
+};
+
+static struct genl_family dfs_verdict_family __ro_after_init = {
+	.name		= DFS_VERDICT_GENL_NAME,
+	.version	= DFS_VERDICT_GENL_VERSION,
+	.maxattr	= DFS_VERDICT_A_MAX,
+	.netnsok	= true,
+	.module		= THIS_MODULE,
+	.mcgrps		= dfs_verdict_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(dfs_verdict_mcgrps),
+};
+
+static int dfs_verdict_put_key(struct sk_buff *skb,
+			       const struct dfs_verdict_event *ev)
+{
+	const struct flowkey *k = &ev->key;
+	int alen = k->family == AF_INET6 ? 16 : 4;
+
+	if (ev->overflow)
+		return nla_put_flag(skb, DFS_VERDICT_A_OVERFLOW);
+	if (nla_put_u8(skb, DFS_VERDICT_A_FAMILY, k->family))
+		return -EMSGSIZE;
+	if (k->family != AF_INET && k->family != AF_INET6)
+		return 0;
+	if (ev->key_mode != TC_FLOWKEY_DST &&
+	    nla_put(skb, DFS_VERDICT_A_SRC, alen, k->src))
+		return -EMSGSIZE;
+	if (ev->key_mode != TC_FLOWKEY_SRC &&
+	    nla_put(skb, DFS_VERDICT_A_DST, alen, k->dst))
+		return -EMSGSIZE;
+	if (ev->key_mode == TC_FLOWKEY_5TUPLE &&
+	    (nla_put_u8(skb, DFS_VERDICT_A_PROTO, k->proto) ||
+	     nla_put_be16(skb, DFS_VERDICT_A_SPORT, k->sport) ||
+	     nla_put_be16(skb, DFS_VERDICT_A_DPORT, k->dport)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int dfs_verdict_fill(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+		     int ifindex, u32 handle,
+		     const struct dfs_verdict_event *ev)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &dfs_verdict_family, flags,
+			  ev->cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DFS_VERDICT_A_IFINDEX, ifindex) ||
+	    nla_put_u32(skb, DFS_VERDICT_A_HANDLE, handle))
+		goto cancel;
+	if (ev->cmd == DFS_VERDICT_CMD_FLUSH)
+		goto end;
+	if (nla_put_u32(skb, DFS_VERDICT_A_KEY_MODE, ev->key_mode) ||
+	    dfs_verdict_put_key(skb, ev) ||
+	    nla_put_u32(skb, DFS_VERDICT_A_REASON, ev->reason) ||
+	    nla_put_u64_64bit(skb, DFS_VERDICT_A_RATE, ev->rate,
+			      DFS_VERDICT_A_PAD))
+		goto cancel;
+	/* A dump says what is, not when it began: the flows have no room
+	 * for it (dfs_flow.h), and the event that flagged the key has it.
+	 */
+	if (ev->time && nla_put_u64_64bit(skb, DFS_VERDICT_A_TIME, ev->time,
+					  DFS_VERDICT_A_PAD))
+		goto cancel;
+	if (ev->cmd == DFS_VERDICT_CMD_RELEASE &&
+	    nla_put_u32(skb, DFS_VERDICT_A_CAUSE, ev->cause))
+		goto cancel;
+end:
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int dfs_verdict_fill_lost(struct sk_buff *skb, int ifindex, u32 handle,
+				 u64 lost)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, 0, 0, &dfs_verdict_family, 0,
+			  DFS_VERDICT_CMD_LOST);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DFS_VERDICT_A_IFINDEX, ifindex) ||
+	    nla_put_u32(skb, DFS_VERDICT_A_HANDLE, handle) ||
+	    nla_put_u64_64bit(skb, DFS_VERDICT_A_LOST, lost,
+			      DFS_VERDICT_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static void dfs_verdict_multicast(struct net *net, struct sk_buff *skb)
+{
+	/* -ESRCH: the last listener left meanwhile */
+	genlmsg_multicast_netns(&dfs_verdict_family, net, skb, 0,
+				DFS_VERDICT_GRP_VERDICTS, GFP_KERNEL);
+}
+
+/*
+ * A batch's messages go in as few datagrams as hold them: a burst of
+ * verdicts wakes a listener once a batch, not once an event
+ * (nfnetlink_log batches its packets so).  Nobody listening in the
+ * qdisc's netns, nothing is built and nothing counts as lost: a listener
+ * that joins later dumps first.
+ */
+u64 dfs_verdict_send(struct net *net, int ifindex, u32 handle,
+		     const struct dfs_verdict_event *ev, u32 n, u64 lost)
+{
+	struct sk_buff *skb = NULL;
+	u32 i = 0;
+	int err;
+
+	if (!genl_has_listeners(&dfs_verdict_family, net,
+				DFS_VERDICT_GRP_VERDICTS))
+		return 0;
+	while (i < n || lost) {
+		if (!skb) {
+			skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+			if (!skb)
+				return n - i + lost;
+		}
+		if (i < n)
+			err = dfs_verdict_fill(skb, 0, 0, 0, ifindex, handle,
+					       &ev[i]);
+		else
+			err = dfs_verdict_fill_lost(skb, ifindex, handle, lost);
+		/* in, or one that fits no message: next */
+		if (!err || !skb->len) {
+			if (i < n)
+				i++;
+			else
+				lost = 0;
+			continue;
+		}
+		/* full: send it, and go on in a new one */
+		dfs_verdict_multicast(net, skb);
+		skb = NULL;
+	}
+	if (skb)
+		dfs_verdict_multicast(net, skb);
+	return 0;
+}
+
+int __init dfs_verdict_register(void)
+{
+	return genl_register_family(&dfs_verdict_family);
+}
+
+void dfs_verdict_unregister(void)
+{
+	genl_unregister_family(&dfs_verdict_family);
+}
