@@ -74,4 +74,13 @@ static inline int tcf_classify_qdisc(struct sk_buff *skb,
 }
 #endif
 
+/* Later kernels (6.12 has it) give a generic netlink dump its parsed
+ * request as a struct genl_info, genl_info_dump(); 6.1's struct
+ * genl_dumpit_info holds the attributes under the same name.
+ */
+#ifndef COMPAT_HAVE_GENL_INFO_DUMP
+#include <net/genetlink.h>
+#define genl_info_dump(cb) genl_dumpit_info(cb)
+#endif
+
 #endif /* _SCH_DFS_COMPAT_H */

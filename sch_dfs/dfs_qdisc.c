@@ -60,6 +60,8 @@
 #include <linux/jiffies.h>
 #include <linux/workqueue.h>
 #include <linux/stringify.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -124,6 +126,10 @@ static_assert(DFS_FQ_POOL < U16_MAX);
  * DFS_VERDICT_RING events a run, however many keys a flood gets flagged.
  */
 #define DFS_VERDICT_DELAY_MS	10
+/* Flows a verdict dump reads from the B-tree under the qdisc lock at a
+ * time, a fraction of a millisecond.
+ */
+#define DFS_VERDICT_DUMP_BATCH	1024
 
 struct dfs_skb_cb {
 	struct dfs_flow	*flow;
@@ -219,10 +225,12 @@ struct dfs_sched_data {
 	struct dfs_stats	stats;
 
 	/* The verdict stream (dfs_verdict.h): the events of flag changes,
-	 * sent by verdict_work.
+	 * sent by verdict_work; and this qdisc in the list a dump finds it
+	 * in (dfs_verdict_qdiscs).
 	 */
 	struct dfs_verdicts	*verdicts;
 	struct delayed_work	verdict_work;
+	struct list_head	verdict_list;
 };
 
 static struct kmem_cache *dfs_flow_cachep __read_mostly;
@@ -1543,6 +1551,12 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	return 0;
 }
 
+/* The qdiscs a verdict dump may ask for; a dump holds the mutex, so the
+ * qdisc it reads is not destroyed under it.
+ */
+static LIST_HEAD(dfs_verdict_qdiscs);
+static DEFINE_MUTEX(dfs_verdict_mutex);
+
 /*
  * Send what the ring holds, a batch at a time, and at most a ring's worth
  * a run, so that a qdisc whose keys keep changing does not keep the worker
@@ -1601,10 +1615,162 @@ static void dfs_verdict_work(struct work_struct *work)
 	dfs_verdict_drain(q, true);
 }
 
+/* The qdisc of a dump, dfs_verdict_mutex held. */
+static struct dfs_sched_data *dfs_verdict_find(struct net *net, int ifindex,
+					       u32 handle)
+{
+	struct dfs_sched_data *q;
+
+	list_for_each_entry(q, &dfs_verdict_qdiscs, verdict_list) {
+		struct net_device *dev = qdisc_dev(q->sch);
+
+		if (dev->ifindex == ifindex && q->sch->handle == handle &&
+		    net_eq(dev_net(dev), net))
+			return q;
+	}
+	return NULL;
+}
+
+/* Where a verdict dump is, across its calls (the callback's ctx). */
+struct dfs_verdict_cursor {
+	struct flowkey	key;		/* the last flow of the tree read */
+	u16		phase;		/* enum dfs_verdict_phase */
+	u16		key_set;	/* key holds a flow */
+	u32		slot;		/* the next slot of the cache */
+};
+
+enum dfs_verdict_phase {
+	DFS_VERDICT_DUMP_OVERFLOW,
+	DFS_VERDICT_DUMP_CACHE,
+	DFS_VERDICT_DUMP_TREE,
+	DFS_VERDICT_DUMP_DONE,
+};
+
+static_assert(sizeof(struct dfs_verdict_cursor) <=
+	      sizeof_field(struct netlink_callback, ctx));
+
+static int dfs_verdict_dump_flow(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 const struct dfs_sched_data *q,
+				 const struct dfs_flow *flow)
+{
+	struct net_device *dev = qdisc_dev(q->sch);
+	struct dfs_verdict_event ev = { .cmd = DFS_VERDICT_CMD_FLAG };
+
+	if (!(flow->flags & DFS_F_FLAGGED))
+		return 0;
+	dfs_verdict_of(q, flow, &ev);
+	return dfs_verdict_fill(skb, NETLINK_CB(cb->skb).portid,
+				cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				dev->ifindex, q->sch->handle, &ev);
+}
+
+/* Whether the B-tree holds flagged flows: only those that found the
+ * cache full.  Most of the time it holds none, and a dump reads no more
+ * than the cache.
+ */
+static bool dfs_verdict_in_tree(const struct dfs_sched_data *q)
+{
+	u32 i, seen = q->overflow.flow.flags & DFS_F_FLAGGED ? 1 : 0;
+
+	for (i = 0; i < q->cache.size; i++) {
+		const struct dfs_flow *flow = dfs_cache_at(&q->cache, i);
+
+		if (flow && (flow->flags & DFS_F_FLAGGED))
+			seen++;
+	}
+	return q->flagged > seen;
+}
+
+/*
+ * One call of a dump of the flagged keys: the overflow flow, the cache,
+ * then, if it holds any, the B-tree in its order from the last flow read,
+ * DFS_VERDICT_DUMP_BATCH flows at a time under the qdisc lock, so that a
+ * walk over a million flows never holds it for long.  A flow flagged or
+ * released between two calls is listed or not as it was when read: the
+ * events that come after the dump say what changed.
+ */
+static int dfs_verdict_dump_batch(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  struct dfs_sched_data *q,
+				  struct dfs_verdict_cursor *c)
+{
+	struct dfs_flow *flow;
+	u32 budget;
+
+	if (c->phase == DFS_VERDICT_DUMP_OVERFLOW) {
+		if (dfs_verdict_dump_flow(skb, cb, q, &q->overflow.flow))
+			return -EMSGSIZE;
+		c->phase = DFS_VERDICT_DUMP_CACHE;
+	}
+	if (c->phase == DFS_VERDICT_DUMP_CACHE) {
+		for (; c->slot < q->cache.size; c->slot++) {
+			flow = dfs_cache_at(&q->cache, c->slot);
+			if (flow && dfs_verdict_dump_flow(skb, cb, q, flow))
+				return -EMSGSIZE;
+		}
+		c->phase = dfs_verdict_in_tree(q) ? DFS_VERDICT_DUMP_TREE :
+						    DFS_VERDICT_DUMP_DONE;
+	}
+	for (budget = DFS_VERDICT_DUMP_BATCH;
+	     c->phase == DFS_VERDICT_DUMP_TREE && budget; budget--) {
+		flow = dfs_btree_next(&q->btree, c->key_set ? &c->key : NULL);
+		if (!flow) {
+			c->phase = DFS_VERDICT_DUMP_DONE;
+			break;
+		}
+		if (dfs_verdict_dump_flow(skb, cb, q, flow))
+			return -EMSGSIZE;
+		c->key = flow->key;
+		c->key_set = 1;
+	}
+	return 0;
+}
+
+int dfs_qdisc_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct net *net, int ifindex, u32 handle)
+{
+	struct dfs_verdict_cursor *c = (void *)cb->ctx;
+	struct dfs_sched_data *q;
+	int err = 0;
+
+	mutex_lock(&dfs_verdict_mutex);
+	q = dfs_verdict_find(net, ifindex, handle);
+	if (!q) {
+		/* gone since the dump began: it ends here */
+		mutex_unlock(&dfs_verdict_mutex);
+		if (c->phase == DFS_VERDICT_DUMP_OVERFLOW) {
+			NL_SET_ERR_MSG(cb->extack, "no dfs qdisc of that handle");
+			return -ENOENT;
+		}
+		return 0;
+	}
+	while (c->phase != DFS_VERDICT_DUMP_DONE && !err) {
+		spinlock_t *root_lock;	/* the root qdisc's, under RCU */
+
+		/* Found as the prune timer finds it: not by
+		 * sch_tree_lock(), which asserts RTNL on older kernels.
+		 */
+		rcu_read_lock();
+		root_lock = qdisc_lock(qdisc_root_sleeping(q->sch));
+		spin_lock_bh(root_lock);
+		err = dfs_verdict_dump_batch(skb, cb, q, c);
+		spin_unlock_bh(root_lock);
+		rcu_read_unlock();
+		cond_resched();
+	}
+	mutex_unlock(&dfs_verdict_mutex);
+	/* full, or done: what it holds goes, and the next call goes on */
+	return skb->len;
+}
+
 static void dfs_destroy(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
+	mutex_lock(&dfs_verdict_mutex);
+	list_del_init(&q->verdict_list);
+	mutex_unlock(&dfs_verdict_mutex);
 	timer_delete_sync(&q->prune_timer);
 	dfs_flows_destroy(sch);
 	/* The last events (a FLUSH, if any key was flagged) go now. */
@@ -1627,6 +1793,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->sch = sch;
 	timer_setup(&q->prune_timer, dfs_prune_timer, TIMER_DEFERRABLE);
 	INIT_DELAYED_WORK(&q->verdict_work, dfs_verdict_work);
+	INIT_LIST_HEAD(&q->verdict_list);
 
 	dfs_params_init(p);
 	q->prune_ms = DFS_DEFAULT_PRUNE_MS;
@@ -1683,6 +1850,9 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->wfs_ewma = p->limit;
 	q->last_prune = now;
 	mod_timer(&q->prune_timer, jiffies + HZ);
+	mutex_lock(&dfs_verdict_mutex);
+	list_add(&q->verdict_list, &dfs_verdict_qdiscs);
+	mutex_unlock(&dfs_verdict_mutex);
 	return 0;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sch_dfs's generic netlink family "dfs_verdict": the multicast group
- * "verdicts", to which each qdisc's worker sends its events
- * (linux/dfs_verdict.h).
+ * "verdicts", to which each qdisc's worker sends its events, and the dump
+ * of the keys a qdisc flags now (linux/dfs_verdict.h).
  *
  * Generic netlink and not RTM_NEWTCLASS notifications on the qdisc: a
  * verdict is not a class, the flagged keys outnumber the cache slots tc
@@ -14,6 +14,7 @@
 #include <linux/socket.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
+#include <net/sock.h>
 #include <linux/pkt_sched_dfs.h>
 #include <linux/dfs_verdict.h>
 
@@ -21,6 +22,31 @@
 
 enum dfs_verdict_groups {
 	DFS_VERDICT_GRP_VERDICTS,
+};
+
+static const struct nla_policy dfs_verdict_policy[DFS_VERDICT_A_MAX + 1] = {
+	[DFS_VERDICT_A_IFINDEX]	= { .type = NLA_U32 },
+	[DFS_VERDICT_A_HANDLE]	= { .type = NLA_U32 },
+};
+
+static int dfs_verdict_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **tb = genl_info_dump(cb)->attrs;
+
+	if (!tb[DFS_VERDICT_A_IFINDEX] || !tb[DFS_VERDICT_A_HANDLE]) {
+		NL_SET_ERR_MSG(cb->extack, "ifindex and handle are required");
+		return -EINVAL;
+	}
+	return dfs_qdisc_verdict_dump(skb, cb, sock_net(skb->sk),
+				      nla_get_u32(tb[DFS_VERDICT_A_IFINDEX]),
+				      nla_get_u32(tb[DFS_VERDICT_A_HANDLE]));
+}
+
+static const struct genl_small_ops dfs_verdict_ops[] = {
+	{
+		.cmd	= DFS_VERDICT_CMD_GET,
+		.dumpit	= dfs_verdict_dumpit,
+	},
 };
 
 static const struct genl_multicast_group dfs_verdict_mcgrps[] = {
@@ -31,8 +57,12 @@ static struct genl_family dfs_verdict_family __ro_after_init = {
 	.name		= DFS_VERDICT_GENL_NAME,
 	.version	= DFS_VERDICT_GENL_VERSION,
 	.maxattr	= DFS_VERDICT_A_MAX,
+	.policy		= dfs_verdict_policy,
 	.netnsok	= true,
+	.parallel_ops	= true,	/* the dump locks what it reads */
 	.module		= THIS_MODULE,
+	.small_ops	= dfs_verdict_ops,
+	.n_small_ops	= ARRAY_SIZE(dfs_verdict_ops),
 	.mcgrps		= dfs_verdict_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(dfs_verdict_mcgrps),
 };

@@ -4,7 +4,7 @@
  * event in its ring when a key is flagged or released, under its lock and
  * with no allocation; a worker of the qdisc drains the ring a batch at a
  * time and dfs_verdict_send() multicasts it.  This file is the generic
- * netlink family's side; dfs_qdisc.c owns the rings.
+ * netlink family's side; dfs_qdisc.c owns the rings and the dump's walk.
  */
 #ifndef _DFS_VERDICT_H
 #define _DFS_VERDICT_H
@@ -14,6 +14,7 @@
 #include <net/flowkey.h>
 
 struct sk_buff;
+struct netlink_callback;
 struct net;
 
 /*
@@ -55,5 +56,8 @@ u64 dfs_verdict_send(struct net *net, int ifindex, u32 handle,
 int dfs_verdict_fill(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 		     int ifindex, u32 handle,
 		     const struct dfs_verdict_event *ev);
+/* The dump of one qdisc's flagged keys, in dfs_qdisc.c. */
+int dfs_qdisc_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct net *net, int ifindex, u32 handle);
 
 #endif /* _DFS_VERDICT_H */
