@@ -305,23 +305,17 @@ static void dfs_verdict_queue(struct dfs_sched_data *q, u8 cmd,
 
 	/* _bh: a qdisc being destroyed is reset with BH on */
 	spin_lock_bh(&v->lock);
-	idle = !v->count && !v->lost;
-	if (v->count == DFS_VERDICT_RING) {
-		v->lost++;
-		spin_unlock_bh(&v->lock);
-		return;
+	ev = dfs_vring_add(&v->ring, &idle);
+	if (ev) {
+		ev->cmd = cmd;
+		ev->time = now;
+		if (flow) {
+			dfs_verdict_of(q, flow, ev);
+			if (cmd == DFS_VERDICT_CMD_RELEASE)
+				ev->reason = dfs_verdict_reason(old_flags);
+			ev->cause = cause;
+		}
 	}
-	ev = &v->ring[(v->head + v->count) % DFS_VERDICT_RING];
-	memset(ev, 0, sizeof(*ev));
-	ev->cmd = cmd;
-	ev->time = now;
-	if (flow) {
-		dfs_verdict_of(q, flow, ev);
-		if (cmd == DFS_VERDICT_CMD_RELEASE)
-			ev->reason = dfs_verdict_reason(old_flags);
-		ev->cause = cause;
-	}
-	v->count++;
 	spin_unlock_bh(&v->lock);
 	if (idle)
 		queue_delayed_work(system_wq, &q->verdict_work,
@@ -1560,14 +1554,13 @@ static DEFINE_MUTEX(dfs_verdict_mutex);
 /*
  * Send what the ring holds, a batch at a time, and at most a ring's worth
  * a run, so that a qdisc whose keys keep changing does not keep the worker
- * busy.  After a loss the ring's events are dropped with it: the
- * listeners must dump anyway, and the dump is newer than any of them.
+ * busy; after a loss, one LOST in its place (dfs_vring_take()).
  */
 static void dfs_verdict_drain(struct dfs_sched_data *q, bool again)
 {
 	struct dfs_verdicts *v = q->verdicts;
 	struct net_device *dev = qdisc_dev(q->sch);
-	u32 budget = DFS_VERDICT_RING, n, i;
+	u32 budget = DFS_VERDICT_RING, n;
 	u64 lost, unsent;
 	bool more;
 
@@ -1575,31 +1568,21 @@ static void dfs_verdict_drain(struct dfs_sched_data *q, bool again)
 		return;
 	do {
 		spin_lock_bh(&v->lock);
-		lost = v->lost;
-		if (lost) {
-			lost += v->count;
-			v->lost = 0;
-			v->count = 0;
-		}
-		n = min3(v->count, budget, (u32)DFS_VERDICT_BATCH);
-		for (i = 0; i < n; i++) {
-			v->out[i] = v->ring[v->head];
-			v->head = (v->head + 1) % DFS_VERDICT_RING;
-		}
-		v->count -= n;
+		n = dfs_vring_take(&v->ring, v->out,
+				   min_t(u32, budget, DFS_VERDICT_BATCH), &lost);
 		spin_unlock_bh(&v->lock);
 		budget -= n;
 		unsent = dfs_verdict_send(dev_net(dev), dev->ifindex,
 					  q->sch->handle, v->out, n, lost);
 		if (unsent) {
 			spin_lock_bh(&v->lock);
-			v->lost += unsent;
+			dfs_vring_lose(&v->ring, unsent);
 			spin_unlock_bh(&v->lock);
 		}
 	} while (n && budget);
 
 	spin_lock_bh(&v->lock);
-	more = v->count || v->lost;
+	more = dfs_vring_pending(&v->ring);
 	spin_unlock_bh(&v->lock);
 	if (more && again)
 		queue_delayed_work(system_wq, &q->verdict_work,

@@ -11,37 +11,19 @@
 
 #include <linux/types.h>
 #include <linux/spinlock.h>
-#include <net/flowkey.h>
+
+#include "dfs_vring.h"
 
 struct sk_buff;
 struct netlink_callback;
 struct net;
 
-/*
- * Pending events a qdisc keeps: more are lost and counted.  With the
- * worker's batch, one allocation of 16 KB a qdisc (dfs_init()).
- */
-#define DFS_VERDICT_RING	224
-/* Events the worker copies out of the ring at a time. */
+/* Events the worker takes from the ring at a time. */
 #define DFS_VERDICT_BATCH	24
-
-struct dfs_verdict_event {
-	struct flowkey	key;
-	u64		time;		/* ns, ktime_get_ns() */
-	u64		rate;		/* bytes/s */
-	u16		reason;		/* TC_DFS_FLOW_MALICIOUS, _CPR */
-	u8		cmd;		/* DFS_VERDICT_CMD_* */
-	u8		cause;		/* enum dfs_verdict_cause */
-	u8		key_mode;	/* enum tc_flowkey_mode */
-	u8		overflow;	/* the overflow flow: no key */
-};
 
 struct dfs_verdicts {
 	spinlock_t		lock;	/* producers hold the qdisc's too */
-	u32			head;
-	u32			count;
-	u64			lost;	/* since the last LOST sent */
-	struct dfs_verdict_event ring[DFS_VERDICT_RING];
+	struct dfs_vring	ring;
 	struct dfs_verdict_event out[DFS_VERDICT_BATCH]; /* the worker's */
 };
 
