@@ -49,6 +49,9 @@ APT_PKGS=(
 	# to check the .debs; dkms and man-db for the package test in the
 	# guest, which has no network (selftests/dkms_install.sh)
 	debhelper dh-dkms lintian dkms man-db
+	# dfs-guard (guard/): the verdict stream over generic netlink, its
+	# nftables backend (libnftables), its metrics
+	python3-pyroute2 python3-nftables python3-prometheus-client
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: GPL-2.0
+"""dfs-guard: sch_dfs's verdicts exported to nftables and Prometheus."""

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What every backend shares: the rails between the rules the policy
+wants and the rules an engine is given.
+
+- a cap on the rules it holds: past it, the rules with the most keys
+  and rate behind them win, aggregates first, and the rest are refused;
+- a bounded rate of changes (a token bucket): an upstream router takes
+  announcements at a pace, and a flapping key must not make BGP flap;
+  a change past it waits for the next tick.  Withdrawals are never held
+  back: they only take state away;
+- dry run: the changes are logged and counted, the engine untouched.
+
+A backend implements add(rules), remove(rules) and, if its rules expire
+on their own (nftables' timeouts), renew(rules); each takes a list and
+does it in one batch, raising BackendError on failure, after which the
+rules it was given count as not done and are tried again.
+"""
+import logging
+
+log = logging.getLogger("dfs-guard")
+
+
+class BackendError(Exception):
+    pass
+
+
+def importance(item):
+    rule, info = item
+    return (rule.kind != "aggregate", -info.keys, -info.rate,
+            info.since if info.since is not None else 0, rule)
+
+
+class Backend:
+    name = "backend"
+    renew_every = None               # s, for rules that expire
+
+    def __init__(self, max_rules=1000, changes_per_s=10.0, burst=50,
+                 dry_run=True, metrics=None):
+        self.max_rules = max_rules
+        self.changes_per_s = changes_per_s
+        self.burst = burst
+        self.tokens = float(burst)
+        self.last = None
+        self.dry_run = dry_run
+        self.metrics = metrics
+        self.installed = {}          # Rule -> time added or renewed
+
+    # --- what an engine implements ---
+    def add(self, rules):
+        raise NotImplementedError
+
+    def remove(self, rules):
+        raise NotImplementedError
+
+    def renew(self, rules):
+        pass
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+    # --- the rails ---
+    def count(self, what, n=1, **labels):
+        if self.metrics and n:
+            self.metrics.count(what, n, backend=self.name, **labels)
+
+    def refill(self, now):
+        if self.last is not None:
+            self.tokens = min(self.burst, self.tokens +
+                              (now - self.last) * self.changes_per_s)
+        self.last = now
+
+    def _do(self, op, rules, action):
+        if not rules:
+            return True
+        for r in rules:
+            log.log(logging.DEBUG if action == "renew" else logging.INFO,
+                    "%s%s: %s %s", "dry run: " if self.dry_run else "",
+                    self.name, action, r)
+        if self.dry_run:
+            self.count("actions", len(rules), action=action)
+            return True
+        try:
+            op(rules)
+        except BackendError as e:
+            log.error("%s: %s of %d rules failed: %s", self.name, action,
+                      len(rules), e)
+            self.count("errors", action=action)
+            return False
+        self.count("actions", len(rules), action=action)
+        return True
+
+    def sync(self, wanted, now):
+        """Bring the engine towards WANTED ({Rule: RuleInfo})."""
+        self.refill(now)
+        ranked = sorted(wanted.items(), key=importance)
+        keep = dict(ranked[:self.max_rules])
+        self.count("refused", len(ranked) - len(keep), reason="cap")
+        gone = [r for r in self.installed if r not in keep]
+        if self._do(self.remove, gone, "remove"):
+            for r in gone:
+                del self.installed[r]
+        new = [r for r, _ in ranked if r in keep and r not in self.installed]
+        room = int(self.tokens)
+        self.count("refused", max(0, len(new) - room), reason="rate")
+        new = new[:room]
+        if self._do(self.add, new, "add"):
+            self.tokens -= len(new)
+            for r in new:
+                self.installed[r] = now
+        if self.renew_every is not None:
+            old = [r for r, t in self.installed.items()
+                   if now - t >= self.renew_every]
+            if old and (self.dry_run or self._do(self.renew, old, "renew")):
+                for r in old:
+                    self.installed[r] = now
+        if self.metrics:
+            kinds = {}
+            for r in self.installed:
+                kinds[r.kind] = kinds.get(r.kind, 0) + 1
+            self.metrics.rules(self.name, kinds)
+
+    def close(self):
+        """Withdraw everything: the daemon stops."""
+        gone = list(self.installed)
+        if self._do(self.remove, gone, "remove"):
+            self.installed.clear()
+        self.stop()

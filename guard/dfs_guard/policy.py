@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: GPL-2.0
+"""From what DFS flags to the rules a backend should hold: the keys DFS
+flags now (the Registry, fed by events and dumps), and the operator's
+rails that stand between a verdict and a filter (the Policy).
+
+Pure: no socket, no clock of its own (every call takes "now", seconds
+of a monotonic clock), so test_policy.py drives it with made-up events.
+
+A rule drops one source (key src), or one source towards one
+destination (key srcdst, 5tuple), at once; many sources towards one
+destination become one aggregate that limits the rate towards it, and
+so does the overflow flow (the new keys past DFS's "flows" cap: a
+spoofed flood), whose addresses DFS does not keep, towards the prefixes
+the operator says the qdisc protects.  A router upstream then carries a
+handful of rules, never one a spoofed source.
+"""
+import ipaddress
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Rule:
+    """A filter: drop what matches, or limit it to RATE bytes/s."""
+    version: int                     # 4 or 6
+    src: ipaddress._BaseNetwork = None
+    dst: ipaddress._BaseNetwork = None
+    proto: int = None
+    dport: int = None
+    rate: int = 0                    # 0: drop
+
+    @property
+    def kind(self):
+        if self.src is None:
+            return "aggregate"
+        return "source" if self.dst is None else "pair"
+
+    def __str__(self):
+        parts = []
+        if self.src is not None:
+            parts.append("src %s" % self.src)
+        if self.dst is not None:
+            parts.append("dst %s" % self.dst)
+        if self.proto is not None:
+            parts.append("proto %d" % self.proto)
+        if self.dport is not None:
+            parts.append("dport %d" % self.dport)
+        parts.append("rate %d B/s" % self.rate if self.rate else "drop")
+        return " ".join(parts)
+
+
+@dataclass
+class RuleInfo:
+    """Why a rule is wanted: the flagged keys behind it."""
+    keys: int = 0
+    since: float = None              # the oldest of them flagged since
+    rate: int = 0                    # their rates' sum, bytes/s
+
+
+@dataclass
+class Flag:
+    since: float                     # flagged continuously since
+    reasons: frozenset = frozenset()
+    rate: int = 0
+    released: float = None          # when DFS let it go
+
+
+class Registry:
+    """The keys DFS flags, and those it let go within the hold time."""
+
+    def __init__(self):
+        self.flags = {}
+
+    def event(self, ev, now):
+        """Apply one event of the verdict stream (verdict.Event)."""
+        if ev.name == "flag":
+            self.flag(ev.key, ev.reasons, ev.rate, now)
+        elif ev.name == "release":
+            f = self.flags.get(ev.key)
+            if f and f.released is None:
+                f.released = now
+        elif ev.name == "flush":
+            self.release_qdisc(ev.qdisc, now, keep=())
+
+    def flag(self, key, reasons, rate, now):
+        f = self.flags.get(key)
+        if f is None or f.released is not None:
+            f = self.flags[key] = Flag(now)
+        f.reasons, f.rate = reasons, rate
+
+    def release_qdisc(self, qdisc, now, keep):
+        for key, f in self.flags.items():
+            if key.qdisc == qdisc and key not in keep and f.released is None:
+                f.released = now
+
+    def resync(self, qdisc, dumped, now):
+        """A dump of QDISC (its FLAG messages) replaces what the events
+        said of it: keys flagged before keep their time."""
+        keys = set()
+        for ev in dumped:
+            keys.add(ev.key)
+            f = self.flags.get(ev.key)
+            if f is None or f.released is not None:
+                self.flag(ev.key, ev.reasons, ev.rate, now)
+            else:
+                f.reasons, f.rate = ev.reasons, ev.rate
+        self.release_qdisc(qdisc, now, keep=keys)
+
+    def expire(self, now, hold):
+        for key in [k for k, f in self.flags.items()
+                    if f.released is not None and now - f.released >= hold]:
+            del self.flags[key]
+
+    def flagged(self):
+        return {k: f for k, f in self.flags.items() if f.released is None}
+
+
+@dataclass
+class Policy:
+    allow: list = field(default_factory=list)     # networks never acted on
+    min_flagged: float = 2.0         # s flagged before a rule
+    hold: float = 30.0               # s a rule stays after DFS lets go
+    aggregate_sources: int = 16      # sources to one destination: aggregate
+    aggregate_rate: int = 125000     # bytes/s an aggregate lets through
+    protect: dict = field(default_factory=dict)  # Qdisc -> [networks]
+
+    def allowed(self, addr):
+        return addr is not None and any(addr in n for n in self.allow
+                                        if n.version == addr.version)
+
+    def rules(self, registry, now):
+        """The rules the flagged keys call for, and what was held back:
+        {Rule: RuleInfo}, {"allowlist": keys, "waiting": keys}."""
+        held = {"allowlist": 0, "waiting": 0}
+        live = []
+        for key, f in registry.flags.items():
+            if f.released is not None and now - f.released >= self.hold:
+                continue
+            if now - f.since < self.min_flagged:
+                held["waiting"] += 1
+                continue
+            if self.allowed(key.src) or self.allowed(key.dst):
+                held["allowlist"] += 1
+                continue
+            live.append((key, f))
+        out = {}
+
+        def want(rule, f):
+            info = out.setdefault(rule, RuleInfo())
+            info.keys += 1
+            info.rate += f.rate
+            info.since = f.since if info.since is None else \
+                min(info.since, f.since)
+
+        groups = {}
+        for key, f in live:
+            if key.overflow:
+                for net in self.protect.get(key.qdisc, []):
+                    if not self.allowed(net.network_address):
+                        want(Rule(net.version, dst=net,
+                                  rate=self.aggregate_rate), f)
+                continue
+            if key.version not in (4, 6):
+                continue
+            if key.src is None:       # key dst: a destination is flagged
+                if key.dst is not None:
+                    groups.setdefault((key.version, key.dst), []).append(
+                        (key, f))
+                continue
+            groups.setdefault((key.version, key.dst), []).append((key, f))
+        for (version, dst), members in groups.items():
+            sources = {k.src for k, _ in members if k.src is not None}
+            if dst is not None and (len(sources) >= self.aggregate_sources
+                                    or not sources):
+                protos = {k.proto for k, _ in members}
+                proto = protos.pop() if len(protos) == 1 else None
+                ports = {k.dport for k, _ in members}
+                dport = ports.pop() if len(ports) == 1 and proto in (6, 17) \
+                    else None
+                rule = Rule(version, dst=ipaddress.ip_network(dst),
+                            proto=proto, dport=dport,
+                            rate=self.aggregate_rate)
+                for _, f in members:
+                    want(rule, f)
+                continue
+            for key, f in members:
+                want(Rule(version, src=ipaddress.ip_network(key.src),
+                          dst=None if key.mode == "src" or key.dst is None
+                          else ipaddress.ip_network(key.dst)), f)
+        return out, held

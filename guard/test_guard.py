@@ -1,0 +1,279 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""dfs-guard's policy, rails, configuration and event loop, without a
+kernel: made-up verdict events, a backend that records what it is told.
+The stream and nftables are exercised against the real kernel module
+by selftests/guard_nft.sh."""
+import ipaddress
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dfs_guard import config, verdict                    # noqa: E402
+from dfs_guard.backend import Backend, BackendError      # noqa: E402
+from dfs_guard.daemon import Guard                       # noqa: E402
+from dfs_guard.policy import Policy, Registry, Rule      # noqa: E402
+
+Q = verdict.Qdisc(3, 0x10000)
+A = ipaddress.ip_address
+N = ipaddress.ip_network
+
+
+def key(src, dst="10.9.0.1", mode="srcdst", **kw):
+    a = A(src) if src else None
+    return verdict.Key(Q, mode, (a or A(dst)).version, a,
+                       A(dst) if dst else None, **kw)
+
+
+def flag(k, rate=1000, reasons=("malicious",)):
+    return verdict.Event(verdict.CMD_FLAG, Q, k, frozenset(reasons), rate)
+
+
+def release(k):
+    return verdict.Event(verdict.CMD_RELEASE, Q, k, cause="judged")
+
+
+class Recorder(Backend):
+    name = "test"
+
+    def __init__(self, fail=False, **kw):
+        super().__init__(dry_run=False, **kw)
+        self.added, self.removed, self.fail = [], [], fail
+
+    def add(self, rules):
+        if self.fail:
+            raise BackendError("refused")
+        self.added += rules
+
+    def remove(self, rules):
+        self.removed += rules
+
+
+class PolicyTest(unittest.TestCase):
+    def test_min_flagged_then_rule(self):
+        reg, pol = Registry(), Policy(min_flagged=2.0)
+        reg.event(flag(key("10.0.0.1")), 0.0)
+        rules, held = pol.rules(reg, 1.0)
+        self.assertEqual(rules, {})
+        self.assertEqual(held["waiting"], 1)
+        rules, _ = pol.rules(reg, 2.5)
+        self.assertEqual(list(rules), [Rule(4, src=N("10.0.0.1/32"),
+                                            dst=N("10.9.0.1/32"))])
+
+    def test_key_src_drops_the_source(self):
+        reg, pol = Registry(), Policy(min_flagged=0)
+        reg.event(flag(key("10.0.0.1", None, mode="src")), 0.0)
+        self.assertEqual(list(pol.rules(reg, 0)[0]),
+                         [Rule(4, src=N("10.0.0.1/32"))])
+
+    def test_flag_again_does_not_restart_the_clock(self):
+        reg, pol = Registry(), Policy(min_flagged=2.0)
+        k = key("10.0.0.1")
+        reg.event(flag(k), 0.0)
+        reg.event(flag(k, reasons=("malicious", "cpr")), 1.5)
+        self.assertEqual(len(pol.rules(reg, 2.1)[0]), 1)
+
+    def test_allowlist(self):
+        reg = Registry()
+        pol = Policy(min_flagged=0, allow=[N("10.0.0.0/24"),
+                                           N("2001:db8::/32")])
+        reg.event(flag(key("10.0.0.1")), 0)
+        reg.event(flag(key("2001:db8::5", "2001:db8:9::1")), 0)
+        reg.event(flag(key("10.1.0.1", "10.0.0.9")), 0)   # to an allowed dst
+        reg.event(flag(key("10.2.0.1")), 0)
+        rules, held = pol.rules(reg, 0)
+        self.assertEqual(list(rules), [Rule(4, src=N("10.2.0.1/32"),
+                                            dst=N("10.9.0.1/32"))])
+        self.assertEqual(held["allowlist"], 3)
+
+    def test_release_holds_then_goes(self):
+        reg, pol = Registry(), Policy(min_flagged=0, hold=30)
+        k = key("10.0.0.1")
+        reg.event(flag(k), 0)
+        reg.event(release(k), 10)
+        self.assertEqual(len(pol.rules(reg, 39)[0]), 1)
+        self.assertEqual(len(pol.rules(reg, 40)[0]), 0)
+        reg.expire(40, 30)
+        self.assertEqual(reg.flags, {})
+
+    def test_flagged_again_within_hold(self):
+        reg, pol = Registry(), Policy(min_flagged=5, hold=30)
+        k = key("10.0.0.1")
+        reg.event(flag(k), 0)
+        reg.event(release(k), 10)
+        reg.event(flag(k), 20)              # a new episode: a new clock
+        self.assertEqual(pol.rules(reg, 21)[1]["waiting"], 1)
+
+    def test_many_sources_one_aggregate(self):
+        reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=16,
+                                      aggregate_rate=125000)
+        for i in range(5000):
+            reg.event(flag(key("10.%d.%d.%d" % (i >> 16, (i >> 8) & 255,
+                                                 i & 255), "10.9.0.7",
+                               mode="5tuple", proto=17, dport=53)), 0)
+        reg.event(flag(key("10.200.0.1", "10.9.0.8")), 0)
+        rules, _ = pol.rules(reg, 0)
+        agg = Rule(4, dst=N("10.9.0.7/32"), proto=17, dport=53, rate=125000)
+        self.assertEqual(set(rules), {agg, Rule(4, src=N("10.200.0.1/32"),
+                                                dst=N("10.9.0.8/32"))})
+        self.assertEqual(rules[agg].keys, 5000)
+
+    def test_aggregate_without_a_shared_port(self):
+        reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=2)
+        reg.event(flag(key("10.0.0.1", mode="5tuple", proto=17, dport=53)),
+                  0)
+        reg.event(flag(key("10.0.0.2", mode="5tuple", proto=17, dport=123)),
+                  0)
+        (rule,) = pol.rules(reg, 0)[0]
+        self.assertEqual((rule.proto, rule.dport, rule.kind),
+                         (17, None, "aggregate"))
+
+    def test_spoofed_flood_is_the_protected_prefix(self):
+        pol = Policy(min_flagged=0, aggregate_rate=1000,
+                     protect={Q: [N("192.0.2.0/24"), N("2001:db8:1::/48")]})
+        reg = Registry()
+        reg.event(flag(verdict.Key(Q, overflow=True)), 0)
+        self.assertEqual(set(pol.rules(reg, 0)[0]), {
+            Rule(4, dst=N("192.0.2.0/24"), rate=1000),
+            Rule(6, dst=N("2001:db8:1::/48"), rate=1000)})
+        # an overflow flow of a qdisc that protects nothing: no rule
+        other = verdict.Qdisc(4, 0x10000)
+        reg = Registry()
+        reg.event(verdict.Event(verdict.CMD_FLAG, other,
+                                verdict.Key(other, overflow=True)), 0)
+        self.assertEqual(pol.rules(reg, 0)[0], {})
+
+    def test_flush_and_resync(self):
+        reg, pol = Registry(), Policy(min_flagged=1, hold=0)
+        a, b = key("10.0.0.1"), key("10.0.0.2")
+        reg.event(flag(a), 0)
+        reg.event(flag(b), 0)
+        # a dump that lists only b: a was let go unseen; b keeps its time
+        dumped = [verdict.Event(verdict.CMD_FLAG, Q, b, dump=True)]
+        reg.resync(Q, dumped, 5)
+        self.assertEqual(set(pol.rules(reg, 5)[0]),
+                         {Rule(4, src=N("10.0.0.2/32"),
+                               dst=N("10.9.0.1/32"))})
+        reg.event(verdict.Event(verdict.CMD_FLUSH, Q), 6)
+        self.assertEqual(pol.rules(reg, 6)[0], {})
+
+
+class BackendTest(unittest.TestCase):
+    def wanted(self, n, kind="pair"):
+        reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=1000)
+        for i in range(n):
+            reg.event(flag(key("10.0.%d.%d" % (i >> 8, i & 255)), rate=i), 0)
+        return pol.rules(reg, 0)[0]
+
+    def test_cap(self):
+        b = Recorder(max_rules=10, changes_per_s=1000, burst=1000)
+        b.sync(self.wanted(50), 0)
+        self.assertEqual(len(b.installed), 10)
+        # the ones with the most rate behind them
+        self.assertEqual(min(r.src.network_address.packed[3]
+                             for r in b.installed), 40)
+
+    def test_rate_of_changes(self):
+        b = Recorder(changes_per_s=10, burst=20)
+        w = self.wanted(100)
+        b.sync(w, 0)
+        self.assertEqual(len(b.added), 20)
+        b.sync(w, 1.0)
+        self.assertEqual(len(b.added), 30)
+        b.sync({}, 1.1)                 # withdrawals are never held back
+        self.assertEqual(len(b.removed), 30)
+        self.assertEqual(b.installed, {})
+
+    def test_error_retried(self):
+        b = Recorder(fail=True)
+        b.sync(self.wanted(3), 0)
+        self.assertEqual(b.installed, {})
+        b.fail = False
+        b.sync(self.wanted(3), 1)
+        self.assertEqual(len(b.installed), 3)
+
+    def test_dry_run_touches_nothing(self):
+        b = Recorder()
+        b.dry_run = True
+        b.sync(self.wanted(3), 0)
+        self.assertEqual(b.added, [])
+        self.assertEqual(len(b.installed), 3)
+
+    def test_close_withdraws(self):
+        b = Recorder()
+        b.sync(self.wanted(3), 0)
+        b.close()
+        self.assertEqual(len(b.removed), 3)
+
+
+class FakeStream:
+    def __init__(self, dumps):
+        self.dumps = dumps
+        self.dumped = []
+
+    def dump(self, q):
+        self.dumped.append(q)
+        return self.dumps.get(q, [])
+
+
+class GuardTest(unittest.TestCase):
+    def test_lost_means_dump(self):
+        cfg = config.parse({"policy": {"min_flagged": 0}},
+                           ifindex=lambda n: 3)
+        cfg.qdiscs = [Q]
+        k = key("10.0.0.1")
+        stream = FakeStream({Q: [verdict.Event(verdict.CMD_FLAG, Q, k,
+                                               dump=True)]})
+        b = Recorder()
+        now = [0.0]
+        g = Guard(cfg, stream, [b], clock=lambda: now[0])
+        g.start()
+        g.tick()
+        self.assertEqual(len(b.installed), 1)
+        stream.dumps[Q] = []
+        g.handle([verdict.Event(verdict.CMD_LOST, Q, lost=3)])
+        self.assertEqual(stream.dumped, [Q, Q])
+        now[0] = 100.0
+        g.tick()
+        self.assertEqual(b.installed, {})
+
+    def test_other_qdiscs_ignored(self):
+        cfg = config.parse({"policy": {"min_flagged": 0}},
+                           ifindex=lambda n: 3)
+        cfg.qdiscs = [Q]
+        g = Guard(cfg, FakeStream({}), [], clock=lambda: 0.0)
+        g.followed = {Q}
+        other = verdict.Qdisc(9, 0x10000)
+        g.handle([verdict.Event(verdict.CMD_FLAG, other,
+                                verdict.Key(other, "src", 4,
+                                            A("10.0.0.1")))])
+        self.assertEqual(g.registry.flags, {})
+
+
+class ConfigTest(unittest.TestCase):
+    def test_example_is_valid(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        cfg = config.load(os.path.join(here, "dfs-guard.toml"))
+        self.assertTrue(cfg.dry_run)
+        self.assertIsNone(cfg.nft)
+
+    def test_refused(self):
+        for bad in ({"policy": {"allow": ["10.0.0.300/8"]}},
+                    {"polcy": {}},
+                    {"policy": {"aggregate_rate": "fast"}},
+                    {"policy": {"hold": -1}},
+                    {"nftables": {"enable": True}},
+                    {"metrics": {"port": 70000}},
+                    {"qdisc": [{"dev": "eth0", "handle": "x"}]}):
+            with self.assertRaises(config.ConfigError, msg=str(bad)):
+                config.parse(bad, ifindex=lambda n: 1)
+
+    def test_rates(self):
+        self.assertEqual(config.rate_bytes("1mbit", "k"), 125000)
+        self.assertEqual(config.rate_bytes("500kbps", "k"), 500000)
+        self.assertEqual(config.rate_bytes(1000, "k"), 1000)
+
+
+if __name__ == "__main__":
+    unittest.main()

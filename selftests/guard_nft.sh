@@ -1,0 +1,213 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# dfs-guard's nftables backend against a real flood: s1 floods UDP at
+# twice the link rate beside 4 TCP flows (dfs_flood.sh's run) through
+# dfs under the router's 10 Mbit/s TBF, while dfs-guard (guard/) runs in
+# the router, not in dry run, dropping at the ingress of the router's
+# sender-side interfaces.  Asserted:
+#	- the flood source in the set (the daemon's add) within 2 s of when
+#	  the qdisc's class dump, sampled over netlink, first shows it
+#	  malicious
+#	- then dropped at ingress: DFS's drop_malicious grows by at most a
+#	  few packets from a second after the add to the flood's end, while
+#	  the ingress rule's counter grows (both read from the daemon's
+#	  Prometheus endpoint, sampled every half second)
+#	- a restarted daemon (SIGTERM withdraws its table) learns the
+#	  flagged key from its dump and drops it again within 3 s of its
+#	  start, with no new event from the qdisc
+#	- no TCP host ever in a set
+#	- after the flood, with the qdisc told to prune within a second, the
+#	  key released and its element removed, the set empty
+#	- SIGTERM leaves no table behind
+
+source "$(dirname "$0")/dfs_scenario.sh"
+
+FLOOD=${FLOOD:-16}
+RESTART_AT=${RESTART_AT:-8}
+OUT=${OUT:-$(dirname "$0")/../build/selftests/guard_nft}
+GUARD=$(cd "$(dirname "$0")/../guard" && pwd)/dfs-guard
+
+require_command iperf3 python3 nft
+/usr/bin/python3 -c 'import pyroute2, nftables, prometheus_client' ||
+	{ log_test_skip "guard_nft" "python3-pyroute2, -nftables or" \
+		"-prometheus-client missing: make deps"; exit $ksft_skip; }
+setup_topology 5 || exit $ksft_fail
+mkdir -p "$OUT"
+rm -f "$OUT"/guard*.log "$OUT/metrics"
+
+devs=$(for ((i = 1; i <= NUM_SENDERS; i++)); do printf '"r-s%d",' $i; done)
+cat > "$OUT/guard.toml" <<EOF
+dry_run = false
+tick = 0.25
+[policy]
+min_flagged = 0.5
+hold = 2.0
+[[qdisc]]
+dev = "$R_OUT"
+handle = "10:"
+[nftables]
+enable = true
+interfaces = [${devs%,}]
+renew = 2.0
+[metrics]
+listen = "127.0.0.1"
+port = 9747
+EOF
+
+guard_pid=
+# guard_start LOG: the daemon in r, up once its metrics answer
+guard_start()
+{
+	in_ns r /usr/bin/python3 "$GUARD" -c "$OUT/guard.toml" --timestamps \
+		2> "$1" &
+	guard_pid=$!
+	busywait 60000 in_ns r /usr/bin/python3 -c \
+		'import urllib.request as u; u.urlopen("http://127.0.0.1:9747/metrics", timeout=2)' \
+		2>/dev/null
+}
+
+# guard_stop: SIGTERM to the daemon itself, not to ip netns exec, and
+# wait until it withdrew what it held and exited (it may be a child of
+# another shell: the restart's)
+guard_gone()
+{
+	! pgrep -f "guard/[d]fs-guard -c $OUT/guard.toml" > /dev/null
+}
+
+guard_stop()
+{
+	pkill -TERM -f "guard/[d]fs-guard -c $OUT/guard.toml"
+	busywait 30000 guard_gone
+}
+
+RET=0
+guard_start "$OUT/guard1.log"
+check_err $? "dfs-guard did not start: $(tail -n 3 "$OUT/guard1.log")"
+
+# The daemon's metrics every half second: "EPOCH drop_malicious
+# ingress_packets" (what DFS dropped for the flag, what the ingress
+# rules dropped).
+in_ns r /usr/bin/python3 - "$OUT/metrics" <<'PY' &
+import re, sys, time, urllib.request
+out = open(sys.argv[1], "w")
+def total(text, name):
+    return sum(float(v) for v in re.findall(r"^%s(?:\{[^}]*\})? (\S+)$"
+                                            % name, text, re.M))
+while True:
+    try:
+        text = urllib.request.urlopen("http://127.0.0.1:9747/metrics",
+                                      timeout=5).read().decode()
+    except OSError:
+        text = None
+    if text:
+        print("%.3f %d %d" % (time.time(),
+                              total(text, "dfs_qdisc_drop_malicious_total"),
+                              total(text, "dfs_guard_ingress_dropped_packets_total")),
+              file=out, flush=True)
+    time.sleep(0.5)
+PY
+scraper=$!
+
+# Restart the daemon in the middle of the flood.
+(
+	busywait 600000 test -e "$OUT/t0" || exit 0
+	sleep "$RESTART_AT"
+	guard_stop
+	date +%s.%N > "$OUT/restart"
+	guard_start "$OUT/guard2.log"
+) &
+restarter=$!
+
+rm -f "$OUT/t0"
+flood_run "$OUT" "$FLOOD" "20M:$FLOOD" dfs limit 100000
+check_err $? "traffic did not run"
+wait "$restarter"
+
+# After the flood: DFS forgets the idle source within a second or two,
+# the daemon holds its rule 2 s more, then removes it.
+in_ns r tc qdisc change dev "$R_OUT" parent 1:1 handle 10: dfs prune 1s
+busywait 30000 grep -q 'nftables: remove src '"${SND_IP4[1]}"'/' \
+	"$OUT/guard2.log"
+check_err $? "the flood source's element was not removed after the flood"
+left=$(in_ns r nft -j list set netdev dfs_guard pair4 |
+	python3 -S -c 'import json,sys; print(sum(len(o["set"].get("elem", [])) for o in json.load(sys.stdin)["nftables"] if "set" in o))')
+[ "$left" = 0 ]
+check_err $? "$left elements left in the set after the flood"
+guard_stop
+kill "$scraper" 2>/dev/null
+wait "$scraper" 2>/dev/null
+in_ns r nft list table netdev dfs_guard > /dev/null 2>&1
+check_fail $? "the daemon left its table behind after SIGTERM"
+
+python3 -S - "$OUT" "${SND_IP4[1]}" "${SND_IP4[*]:2}" <<'PY' > "$OUT/verdict"
+import sys
+out, flood_src, tcp_srcs = sys.argv[1], sys.argv[2], sys.argv[3].split()
+t0 = float(open(out + "/t0").read())
+restart = float(open(out + "/restart").read())
+
+def info(msg):
+    print("INFO: " + msg)
+
+def fail(msg):
+    print("FAIL: " + msg)
+
+def adds(log, src):
+    return [float(l.split()[0]) for l in open(log)
+            if " nftables: add src %s/" % src in l]
+
+samples = [l.split() for l in open(out + "/flags")]
+marked = [t0 + float(s[0]) for s in samples if "malicious" in s[1]]
+a1 = adds(out + "/guard1.log", flood_src)
+a2 = adds(out + "/guard2.log", flood_src)
+if not marked:
+    fail("the class dump never showed the flood source malicious")
+elif not a1:
+    fail("the daemon never added the flood source")
+else:
+    info("sampled malicious at %.2f s, in the set at %.2f s"
+         % (marked[0] - t0, a1[0] - t0))
+    if a1[0] - marked[0] > 2:
+        fail("in the set %.2f s after DFS flagged it" % (a1[0] - marked[0]))
+if not a2:
+    fail("the restarted daemon never added the flood source")
+else:
+    info("restarted at %.2f s, in the set again at %.2f s"
+         % (restart - t0, a2[0] - t0))
+    if a2[0] - restart > 3:
+        fail("added %.2f s after the restart" % (a2[0] - restart))
+for log in ("guard1.log", "guard2.log"):
+    for l in open(out + "/" + log):
+        if any(" add src %s/" % s in l for s in tcp_srcs):
+            fail("a TCP host in a set: %s" % l.strip())
+m = [[float(x) for x in l.split()] for l in open(out + "/metrics")]
+
+def at(t):
+    """The last sample at or before T."""
+    before = [s for s in m if s[0] <= t]
+    return before[-1] if before else None
+
+# the first daemon's quiet stretch: a second after its add, to the restart
+if a1:
+    s, e = at(a1[0] + 1.0), at(restart - 0.5)
+    if not s or not e or e[0] <= s[0]:
+        fail("no metrics samples between the add and the restart")
+    else:
+        info("%.1f s after the add: DFS dropped %d more for the flag, "
+             "the ingress rules %d" % (e[0] - s[0], e[1] - s[1], e[2] - s[2]))
+        if e[1] - s[1] > 20:
+            fail("DFS still dropped %d flood packets with the source in "
+                 "the set" % (e[1] - s[1]))
+        if e[2] - s[2] < 100:
+            fail("the ingress rules dropped only %d packets" % (e[2] - s[2]))
+PY
+check_err $? "the checks did not run"
+grep '^INFO: ' "$OUT/verdict" | sed 's/^INFO: //' | while read -r line; do
+	log_info "$line"
+done
+fails=$(grep '^FAIL: ' "$OUT/verdict" | sed 's/^FAIL: //' | paste -sd ';')
+[ -z "$fails" ]
+check_err $? "$fails"
+log_test "dfs-guard: the flood source dropped at ingress, released after"
+
+exit $EXIT_STATUS
