@@ -6,13 +6,18 @@ The stream and nftables are exercised against the real kernel module
 by selftests/guard_nft.sh."""
 import ipaddress
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dfs_guard import config, verdict                    # noqa: E402
 from dfs_guard.backend import Backend, BackendError      # noqa: E402
 from dfs_guard.daemon import Guard                       # noqa: E402
+from dfs_guard import flowspec                           # noqa: E402
 from dfs_guard.policy import Policy, Registry, Rule      # noqa: E402
 
 Q = verdict.Qdisc(3, 0x10000)
@@ -249,6 +254,85 @@ class GuardTest(unittest.TestCase):
                                 verdict.Key(other, "src", 4,
                                             A("10.0.0.1")))])
         self.assertEqual(g.registry.flags, {})
+
+
+class FlowSpecTest(unittest.TestCase):
+    def test_commands(self):
+        self.assertEqual(
+            flowspec.command("announce", Rule(4, src=N("10.1.0.1/32"),
+                                              dst=N("10.0.0.2/32"))),
+            "announce flow route { match { source 10.1.0.1/32; "
+            "destination 10.0.0.2/32; } then { discard; } }")
+        self.assertEqual(
+            flowspec.command("withdraw", Rule(6, dst=N("2001:db8:9::/48"),
+                                              proto=17, dport=53,
+                                              rate=1000), "192.0.2.1"),
+            "neighbor 192.0.2.1 withdraw flow route { match { destination "
+            "2001:db8:9::/48/0; next-header =17; destination-port =53; } "
+            "then { rate-limit 1000; } }")
+
+    @unittest.skipUnless(shutil.which("exabgp"), "no exabgp: make deps")
+    def test_through_exabgp(self):
+        """The backend, the relay and a real ExaBGP: every command of a
+        source, a pair, IPv4 and IPv6 aggregates accepted ("done"), a
+        withdrawal too, and a restarted relay given the rules again."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        with tempfile.TemporaryDirectory() as d:
+            sock = os.path.join(d, "exabgp.sock")
+            conf = os.path.join(d, "exabgp.conf")
+            with open(conf, "w") as fh:
+                fh.write("process dfs-guard {\n run /usr/bin/python3 %s %s;"
+                         "\n encoder text;\n}\n"
+                         "neighbor 127.0.0.2 {\n router-id 127.0.0.1;\n"
+                         " local-address 127.0.0.1;\n local-as 64512;\n"
+                         " peer-as 64500;\n"
+                         " family { ipv4 flow; ipv6 flow; }\n"
+                         " api { processes [ dfs-guard ]; }\n}\n"
+                         % (os.path.join(here, "dfs-guard-exabgp"), sock))
+            b = flowspec.FlowSpecBackend(socket_path=sock, dry_run=False,
+                                         changes_per_s=100, burst=100)
+            b.start()
+            env = dict(os.environ, **{"exabgp.daemon.user": "root",
+                                      "exabgp.daemon.drop": "false",
+                                      "exabgp.log.destination": "stderr",
+                                      "exabgp.api.cli": "false"})
+            exa = subprocess.Popen(["exabgp", conf], env=env,
+                                   stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+            try:
+                deadline = time.monotonic() + 30
+                while b.conn is None and time.monotonic() < deadline:
+                    b.accept()
+                    time.sleep(0.1)
+                self.assertIsNotNone(b.conn, "the relay never connected")
+                wanted = {
+                    Rule(4, src=N("10.1.0.1/32")): None,
+                    Rule(4, src=N("10.1.0.2/32"), dst=N("10.0.0.2/32")):
+                        None,
+                    Rule(4, dst=N("10.9.0.7/32"), proto=17, dport=53,
+                         rate=125000): None,
+                    Rule(6, dst=N("2001:db8:9::/48"), rate=1000): None}
+                from dfs_guard.policy import RuleInfo
+                b.sync({r: RuleInfo(1, 0, 0) for r in wanted}, 1.0)
+                self.assertEqual(set(b.installed), set(wanted))
+                b.sync({r: RuleInfo(1, 0, 0) for r in list(wanted)[:1]}, 2.0)
+                self.assertEqual(len(b.installed), 1)
+                # the relay loses dfs-guard, reconnects, is given the rule
+                b.conn.close()
+                b.conn = None
+                deadline = time.monotonic() + 30
+                while b.conn is None and time.monotonic() < deadline:
+                    b.accept()
+                    time.sleep(0.1)
+                self.assertIsNotNone(b.conn, "the relay did not come back")
+                b.send([flowspec.command("announce", list(wanted)[1])])
+                with self.assertRaises(BackendError):
+                    b.send(["announce flow route { match { bogus 1; } "
+                            "then { discard; } }"])
+                b.close()
+            finally:
+                exa.terminate()
+                exa.wait(10)
 
 
 class ConfigTest(unittest.TestCase):

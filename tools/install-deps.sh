@@ -50,8 +50,9 @@ APT_PKGS=(
 	# guest, which has no network (selftests/dkms_install.sh)
 	debhelper dh-dkms lintian dkms man-db
 	# dfs-guard (guard/): the verdict stream over generic netlink, its
-	# nftables backend (libnftables), its metrics
-	python3-pyroute2 python3-nftables python3-prometheus-client
+	# nftables backend (libnftables), its metrics, and ExaBGP, which
+	# its FlowSpec backend drives (its unit test runs one)
+	python3-pyroute2 python3-nftables python3-prometheus-client exabgp
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -59,17 +59,20 @@ class Config:
     policy: Policy = field(default_factory=Policy)
     qdiscs: list = field(default_factory=list)   # [] : every DFS qdisc
     nft: dict = None                 # NftBackend's arguments, or None
+    flowspec: dict = None            # FlowSpecBackend's arguments, or None
     metrics: tuple = None            # (addr, port) or None
     tick: float = 0.5
 
 
 KNOWN = {"": {"dry_run", "log_level", "policy", "qdisc", "nftables",
-              "metrics", "tick"},
+              "flowspec", "metrics", "tick"},
          "policy": {"allow", "min_flagged", "hold", "aggregate_sources",
                     "aggregate_rate"},
          "qdisc": {"dev", "handle", "protect"},
          "nftables": {"enable", "dry_run", "interfaces", "table",
                       "max_rules", "changes_per_s", "burst", "renew"},
+         "flowspec": {"enable", "dry_run", "socket", "neighbor",
+                      "max_rules", "changes_per_s", "burst"},
          "metrics": {"enable", "listen", "port"}}
 
 
@@ -135,6 +138,23 @@ def parse(raw, ifindex=socket.if_nametoindex):
                        renew_every=positive(n, "renew", 10.0, where=w)
                        or 10.0,
                        dry_run=bool(n.get("dry_run", cfg.dry_run)))
+    f = raw.get("flowspec", {})
+    check_keys(f, "flowspec")
+    if f.get("enable", False):
+        w = "flowspec."
+        nb = f.get("neighbor")
+        if nb is not None:
+            try:
+                nb = str(ipaddress.ip_address(nb))
+            except ValueError as e:
+                raise ConfigError("flowspec.neighbor: %s" % e) from e
+        cfg.flowspec = dict(
+            socket_path=str(f.get("socket", "/run/dfs-guard/exabgp.sock")),
+            neighbor=nb,
+            max_rules=positive(f, "max_rules", 100, int, w),
+            changes_per_s=positive(f, "changes_per_s", 1.0, where=w),
+            burst=positive(f, "burst", 10, int, w),
+            dry_run=bool(f.get("dry_run", cfg.dry_run)))
     m = raw.get("metrics", {})
     check_keys(m, "metrics")
     if m.get("enable", True):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """dfs-guard: follow sch_dfs's verdicts and drive the engines an operator
-already runs.
+already runs (nftables, BGP FlowSpec through ExaBGP, Prometheus).
 
 	dfs-guard [-c FILE] [--check] [--timestamps]
 
@@ -153,6 +153,9 @@ def main(argv=None):
     if cfg.nft:
         from .nft import NftBackend
         backends.append(NftBackend(metrics=metrics, **cfg.nft))
+    if cfg.flowspec:
+        from .flowspec import FlowSpecBackend
+        backends.append(FlowSpecBackend(metrics=metrics, **cfg.flowspec))
     try:
         stream = VerdictStream()
     except Exception as e:      # pyroute2 raises its own, or OSError
