@@ -335,6 +335,23 @@ class FlowSpecTest(unittest.TestCase):
                 exa.wait(10)
 
 
+class DashboardTest(unittest.TestCase):
+    def test_every_metric_exported(self):
+        """The Grafana dashboard asks only for metrics the daemon has."""
+        import json
+        import re
+        from prometheus_client import generate_latest
+        from dfs_guard.metrics import Metrics
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "grafana-dashboard.json")) as fh:
+            used = set(re.findall(r"\b(dfs_[a-z_]+)", fh.read()))
+        text = generate_latest(Metrics([]).registry).decode()
+        have = set(re.findall(r"^# TYPE (\S+)", text, re.M))
+        missing = {u for u in used
+                   if u not in have and re.sub(r"_total$", "", u) not in have}
+        self.assertEqual(missing, set())
+
+
 class ConfigTest(unittest.TestCase):
     def test_example_is_valid(self):
         here = os.path.dirname(os.path.abspath(__file__))

@@ -12,8 +12,10 @@
 #	modprobe   the four modules, MODULE_VERSION = the package's version
 #	tc         stock tc: dfs qdisc, stfq classes, lrufq filter, hishape
 #	           with a ranges file, man pages
-#	remove     modprobe -r, apt-get purge: modules, DKMS tree and
-#	           plugins gone, stock tc no longer knows dfs
+#	dfs-guard  its configuration checks, the daemon (as its unit starts
+#	           it) runs in dry run and serves the qdisc's metrics
+#	remove     modprobe -r, apt-get purge: modules, DKMS tree,
+#	           plugins and dfs-guard gone, stock tc no longer knows dfs
 #
 # It changes the system (dpkg database, /usr/src, /var/lib/dkms,
 # /lib/modules), so it runs only in the test VM, whose root is the host's
@@ -61,18 +63,20 @@ fi
 
 DKMS_DEB=$(ls "$DEB_DIR"/sch-dfs-dkms_*_all.deb 2>/dev/null)
 TC_DEB=$(ls "$DEB_DIR"/sch-dfs-tc_*_"$(dpkg --print-architecture)".deb 2>/dev/null)
-if [ -z "$DKMS_DEB" ] || [ -z "$TC_DEB" ]; then
+GUARD_DEB=$(ls "$DEB_DIR"/dfs-guard_*_all.deb 2>/dev/null)
+if [ -z "$DKMS_DEB" ] || [ -z "$TC_DEB" ] || [ -z "$GUARD_DEB" ]; then
 	echo "SKIP: no packages in $DEB_DIR: run 'make deb'"
 	exit $ksft_skip
 fi
-if [ "$(wc -l <<<"$DKMS_DEB")" != 1 ] || [ "$(wc -l <<<"$TC_DEB")" != 1 ]; then
+if [ "$(wc -l <<<"$DKMS_DEB")" != 1 ] || [ "$(wc -l <<<"$TC_DEB")" != 1 ] ||
+   [ "$(wc -l <<<"$GUARD_DEB")" != 1 ]; then
 	echo "FAIL: more than one version of the packages in $DEB_DIR"
 	exit $ksft_fail
 fi
 VER=$(dpkg-deb -f "$DKMS_DEB" Version)
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 PLUGIN_DIR=/usr/lib/$MULTIARCH/tc
-log_info "packages $(basename "$DKMS_DEB") $(basename "$TC_DEB")"
+log_info "packages $(basename "$DKMS_DEB") $(basename "$TC_DEB") $(basename "$GUARD_DEB")"
 log_info "kernel $KVER, tc $($TC -V | head -n 1)"
 
 LOG=$(mktemp -d /tmp/dkms_install.XXXXXX)
@@ -88,8 +92,9 @@ cleanup()
 	for ((i = ${#MODS[@]} - 1; i >= 0; i--)); do
 		modprobe -q -r "${MODS[i]}" 2>/dev/null
 	done
-	if installed sch-dfs-dkms || installed sch-dfs-tc; then
-		apt-get purge -y -q sch-dfs-dkms sch-dfs-tc >/dev/null 2>&1
+	pkill -f '^/usr/bin/python3 /usr/sbin/dfs-guard' 2>/dev/null
+	if installed sch-dfs-dkms || installed sch-dfs-tc || installed dfs-guard; then
+		apt-get purge -y -q sch-dfs-dkms sch-dfs-tc dfs-guard >/dev/null 2>&1
 	fi
 	rm -rf "$LOG"
 }
@@ -102,7 +107,7 @@ for m in "${MODS[@]}"; do
 	[ ! -d /sys/module/$m ]
 	check_err $? "$m is loaded before the package is installed (VM_NO_MODULES=1?)"
 done
-! installed sch-dfs-dkms && ! installed sch-dfs-tc
+! installed sch-dfs-dkms && ! installed sch-dfs-tc && ! installed dfs-guard
 check_err $? "the packages are installed already"
 ! ls /lib/modules/"$KVER"/updates/dkms/sch_dfs.ko* >/dev/null 2>&1
 check_err $? "/lib/modules/$KVER/updates/dkms already has sch_dfs"
@@ -139,7 +144,8 @@ fi
 RET=0
 start=$SECONDS
 timeout "${DKMS_INSTALL_TIMEOUT:-2400}" apt-get install -y --no-install-recommends \
-	"$DKMS_DEB" "$TC_DEB" 2>&1 | tee "$LOG/apt-install.txt" | sed -u 's/^/    | /'
+	"$DKMS_DEB" "$TC_DEB" "$GUARD_DEB" 2>&1 | tee "$LOG/apt-install.txt" |
+	sed -u 's/^/    | /'
 rc=${PIPESTATUS[0]}
 log_info "apt-get install took $((SECONDS - start))s (DKMS build included)"
 if [ "$rc" != 0 ]; then
@@ -148,11 +154,11 @@ if [ "$rc" != 0 ]; then
 	done
 fi
 check_err "$rc" "apt-get install failed (status $rc)"
-installed sch-dfs-dkms && installed sch-dfs-tc
+installed sch-dfs-dkms && installed sch-dfs-tc && installed dfs-guard
 check_err $? "the packages are not installed"
 [ "$(dpkg-query -W -f='${Version}' sch-dfs-tc)" = "$VER" ]
 check_err $? "sch-dfs-tc's version is not $VER"
-log_test "apt-get install sch-dfs-dkms sch-dfs-tc ($VER)"
+log_test "apt-get install sch-dfs-dkms sch-dfs-tc dfs-guard ($VER)"
 [ $EXIT_STATUS = 0 ] || ksft_exit
 
 # --- DKMS ------------------------------------------------------------------------
@@ -290,6 +296,40 @@ for p in tc-stfq tc-lrufq tc-hishape; do
 done
 log_test "man -w tc-dfs: $page"
 
+# --- dfs-guard --------------------------------------------------------------------
+# As its unit starts it (no systemd in the guest): the configuration the
+# package installs is checked, then the daemon runs, in dry run, and
+# serves the metrics of a dfs qdisc until SIGTERM.
+RET=0
+out=$(/usr/sbin/dfs-guard --check 2>&1)
+check_err $? "dfs-guard --check: $out"
+grep -q "ok, dry run" <<<"$out"
+check_err $? "the packaged configuration is not in dry run: $out"
+[ -f /lib/systemd/system/dfs-guard.service ] &&
+	grep -q '^ExecStart=/usr/sbin/dfs-guard$' /lib/systemd/system/dfs-guard.service
+check_err $? "no dfs-guard.service, or it does not start /usr/sbin/dfs-guard"
+$TC qdisc add dev $DEV root handle 1: dfs
+check_err $? "$TC qdisc add dev $DEV root dfs failed"
+/usr/sbin/dfs-guard --timestamps 2> "$LOG/guard.txt" &
+guard=$!
+scrape='import sys, urllib.request as u
+print(u.urlopen("http://127.0.0.1:9747/metrics", timeout=5).read().decode())'
+busywait 60000 python3 -c "$scrape" > "$LOG/metrics.txt" 2>/dev/null
+check_err $? "no metrics on 127.0.0.1:9747: $(tail -n 3 "$LOG/guard.txt")"
+grep -q "^dfs_qdisc_flows{dev=\"$DEV\",handle=\"1:\"}" "$LOG/metrics.txt"
+check_err $? "the metrics lack the dfs qdisc of $DEV"
+kill -TERM $guard
+wait $guard
+check_err $? "dfs-guard did not stop cleanly on SIGTERM"
+sed 's/^/INFO:   /' "$LOG/guard.txt"
+grep -q "metrics only" "$LOG/guard.txt"
+check_err $? "dfs-guard started backends with the packaged configuration"
+$TC qdisc del dev $DEV root
+page=$(man -w dfs-guard 2>/dev/null)
+[ -n "$page" ] && dpkg -S "$page" 2>/dev/null | grep -q '^dfs-guard:'
+check_err $? "man -w dfs-guard: '$page'"
+log_test "dfs-guard: configuration checked, dry run, metrics of $DEV's dfs"
+
 # --- removal -----------------------------------------------------------------------
 RET=0
 for ((i = ${#MODS[@]} - 1; i >= 0; i--)); do
@@ -302,12 +342,12 @@ log_test "modprobe -r ${MODS[*]}"
 
 RET=0
 start=$SECONDS
-apt-get purge -y sch-dfs-dkms sch-dfs-tc 2>&1 | sed -u 's/^/    | /'
+apt-get purge -y sch-dfs-dkms sch-dfs-tc dfs-guard 2>&1 | sed -u 's/^/    | /'
 rc=${PIPESTATUS[0]}
 log_info "apt-get purge took $((SECONDS - start))s, status $rc; dpkg now:" \
 	"$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}; ' 'sch-dfs*' 2>&1)"
 check_err $rc "apt-get purge failed"
-! installed sch-dfs-dkms && ! installed sch-dfs-tc
+! installed sch-dfs-dkms && ! installed sch-dfs-tc && ! installed dfs-guard
 check_err $? "the packages are still installed"
 [ -z "$(dkms status -m sch-dfs 2>/dev/null)" ]
 check_err $? "dkms status still lists sch-dfs: $(dkms status -m sch-dfs 2>&1)"
@@ -325,6 +365,11 @@ man -w tc-dfs >/dev/null 2>&1
 check_fail $? "man -w tc-dfs still finds a page"
 $TC qdisc add dev $DEV root dfs 2>/dev/null
 check_fail $? "stock tc still adds a dfs qdisc"
-log_test "apt-get purge: modules, DKMS tree, plugins and man pages gone"
+left=$(ls -d /etc/dfs-guard /usr/lib/dfs-guard /usr/sbin/dfs-guard \
+	/usr/sbin/dfs-guard-exabgp /lib/systemd/system/dfs-guard.service \
+	/usr/share/dfs-guard 2>/dev/null)
+[ -z "$left" ]
+check_err $? "dfs-guard left behind: $left"
+log_test "apt-get purge: modules, DKMS tree, plugins, man pages, dfs-guard gone"
 
 ksft_exit

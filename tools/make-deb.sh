@@ -8,6 +8,8 @@
 #   sch-dfs-tc_<version>_<arch>.deb  the tc plugins (q_dfs.so, q_stfq.so,
 #                                    f_lrufq.so) where Debian's tc finds
 #                                    them, and their manual pages
+#   dfs-guard_<version>_all.deb      the verdict daemon (guard/), its
+#                                    configuration and systemd unit
 #
 # The packaging is debian/ (debhelper 13, dh-dkms); debian/README.source
 # says what this script adds to it.  The build runs in a copy of what the
@@ -121,7 +123,9 @@ while IFS= read -r -d '' f; do
 	install -D -m "$(stat -c %a "$ROOT/$f")" "$ROOT/$f" "$STAGE/$f"
 	n=$((n + 1))
 done < <(source_files "$ROOT" Kbuild compat include sch_dfs sch_stfq cls_lrufq sch_hishape \
-		      dkms.conf debian README.md)
+		      dkms.conf debian README.md guard doc/guard.md)
+# dh_installsystemd takes the unit from debian/<package>.service
+cp "$ROOT/guard/dfs-guard.service" "$STAGE/debian/dfs-guard.service"
 for f in Kbuild dkms.conf debian/control debian/rules sch_dfs/Kbuild \
 	 sch_stfq/Kbuild cls_lrufq/Kbuild sch_hishape/Kbuild; do
 	[ -f "$STAGE/$f" ] || die "$f missing from the package sources"
@@ -179,14 +183,14 @@ log "dpkg-buildpackage -b -us -uc in ${STAGE#$ROOT/} (log: build/deb/build.log)"
 start=$(date +%s)
 (cd "$STAGE" && dpkg-buildpackage -b -us -uc) >"$OUT/build.log" 2>&1 ||
 	{ tail -n 40 "$OUT/build.log" >&2; die "dpkg-buildpackage failed, see build/deb/build.log"; }
-rm -f "$OUT"/$PKG-*.deb
+rm -f "$OUT"/$PKG-*.deb "$OUT"/dfs-guard_*.deb
 debs=()
-for f in "$SRC"/$PKG-*_"$VERSION"_*.deb; do
+for f in "$SRC"/$PKG-*_"$VERSION"_*.deb "$SRC"/dfs-guard_"$VERSION"_*.deb; do
 	[ -f "$f" ] || continue
 	cp "$f" "$OUT/"
 	debs+=("$OUT/$(basename "$f")")
 done
-[ ${#debs[@]} -eq 2 ] || die "expected 2 packages, dpkg-buildpackage made ${#debs[@]}"
+[ ${#debs[@]} -eq 3 ] || die "expected 3 packages, dpkg-buildpackage made ${#debs[@]}"
 log "built in $(( $(date +%s) - start ))s:"
 for f in "${debs[@]}"; do log "  ${f#$ROOT/}"; done
 
