@@ -73,22 +73,22 @@ class Backend:
         self.last = now
 
     def _do(self, op, rules, action):
+        """One batch; each rule logged once it is done (in dry run, what
+        would have been done)."""
         if not rules:
             return True
+        if not self.dry_run:
+            try:
+                op(rules)
+            except BackendError as e:
+                log.error("%s: %s of %d rules failed: %s", self.name,
+                          action, len(rules), e)
+                self.count("errors", action=action)
+                return False
         for r in rules:
             log.log(logging.DEBUG if action == "renew" else logging.INFO,
                     "%s%s: %s %s", "dry run: " if self.dry_run else "",
                     self.name, action, r)
-        if self.dry_run:
-            self.count("actions", len(rules), action=action)
-            return True
-        try:
-            op(rules)
-        except BackendError as e:
-            log.error("%s: %s of %d rules failed: %s", self.name, action,
-                      len(rules), e)
-            self.count("errors", action=action)
-            return False
         self.count("actions", len(rules), action=action)
         return True
 
