@@ -51,7 +51,7 @@ enum {
 				 * the qdisc's "flows" (no key)
 				 */
 	DFS_VERDICT_A_REASON,	/* u32: TC_DFS_FLOW_MALICIOUS, TC_DFS_FLOW_CPR
-				 * (linux/pkt_sched_dfs.h): FLAG, why now;
+				 * (the dfs qdisc's flow flags): FLAG, why now;
 				 * RELEASE, why it was flagged
 				 */
 	DFS_VERDICT_A_RATE,	/* u64: bytes/s, its last measured bitrate */
