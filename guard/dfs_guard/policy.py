@@ -17,6 +17,8 @@ handful of rules, never one a spoofed source.
 import ipaddress
 from dataclasses import dataclass, field
 
+from .verdict import describe
+
 
 @dataclass(frozen=True, order=True)
 class Rule:
@@ -35,17 +37,9 @@ class Rule:
         return "source" if self.dst is None else "pair"
 
     def __str__(self):
-        parts = []
-        if self.src is not None:
-            parts.append("src %s" % self.src)
-        if self.dst is not None:
-            parts.append("dst %s" % self.dst)
-        if self.proto is not None:
-            parts.append("proto %d" % self.proto)
-        if self.dport is not None:
-            parts.append("dport %d" % self.dport)
-        parts.append("rate %d B/s" % self.rate if self.rate else "drop")
-        return " ".join(parts)
+        return " ".join(describe(self.src, self.dst, self.proto, self.dport)
+                        + ["rate %d B/s" % self.rate if self.rate
+                           else "drop"])
 
 
 @dataclass

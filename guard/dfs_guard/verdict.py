@@ -32,6 +32,20 @@ class Qdisc:
         return "%d/%x:" % (self.ifindex, self.handle >> 16)
 
 
+def describe(src=None, dst=None, proto=None, dport=None):
+    """The parts of a match that are set, as the logs write them."""
+    parts = []
+    if src is not None:
+        parts.append("src %s" % src)
+    if dst is not None:
+        parts.append("dst %s" % dst)
+    if proto is not None:
+        parts.append("proto %d" % proto)
+    if dport is not None:
+        parts.append("dport %d" % dport)
+    return parts
+
+
 @dataclass(frozen=True)
 class Key:
     qdisc: Qdisc
@@ -47,16 +61,8 @@ class Key:
     def __str__(self):
         if self.overflow:
             return "%s overflow" % self.qdisc
-        parts = [str(self.qdisc)]
-        if self.src is not None:
-            parts.append("src %s" % self.src)
-        if self.dst is not None:
-            parts.append("dst %s" % self.dst)
-        if self.proto is not None:
-            parts.append("proto %d" % self.proto)
-        if self.dport is not None:
-            parts.append("dport %d" % self.dport)
-        return " ".join(parts)
+        return " ".join([str(self.qdisc)] + describe(
+            self.src, self.dst, self.proto, self.dport))
 
 
 @dataclass
