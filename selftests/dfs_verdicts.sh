@@ -125,12 +125,7 @@ if root:
          % len(root))
 PY
 check_err $? "the checks did not run"
-grep '^INFO: ' "$OUT/verdict" | sed 's/^INFO: //' | while read -r line; do
-	log_info "$line"
-done
-fails=$(grep '^FAIL: ' "$OUT/verdict" | sed 's/^FAIL: //' | paste -sd ';')
-[ -z "$fails" ]
-check_err $? "$fails"
+check_report "$OUT/verdict"
 log_test "dfs: verdicts flagged, released and dumped over generic netlink"
 
 exit $EXIT_STATUS

@@ -208,12 +208,7 @@ if a1:
             fail("the ingress rules dropped only %d packets" % (e[2] - s[2]))
 PY
 check_err $? "the checks did not run"
-grep '^INFO: ' "$OUT/verdict" | sed 's/^INFO: //' | while read -r line; do
-	log_info "$line"
-done
-fails=$(grep '^FAIL: ' "$OUT/verdict" | sed 's/^FAIL: //' | paste -sd ';')
-[ -z "$fails" ]
-check_err $? "$fails"
+check_report "$OUT/verdict"
 log_test "dfs-guard: the flood source dropped at ingress, released after"
 
 exit $EXIT_STATUS

@@ -16,6 +16,7 @@
 #	RET=0                      before each test case
 #	check_err $? "message"     fail the case if $? != 0
 #	check_fail $? "message"    fail the case if $? == 0
+#	check_report FILE          log a checker's INFO lines, fail on its FAIL lines
 #	log_test "name"            print "TEST: name [ OK ]" / "[FAIL]" + reason
 #	log_test_skip "name" [why] print "TEST: name [SKIP]"
 #	log_info "text"            print "INFO: text"
@@ -93,6 +94,21 @@ check_fail()
 		RET=$ksft_fail
 		RETMSG=$msg
 	fi
+}
+
+# check_report FILE: the lines of a test's own checker (a Python block
+# that prints "INFO: ..." and "FAIL: ..."): each INFO logged, the FAILs
+# recorded as one error, joined by ';'.
+check_report()
+{
+	local line fails
+
+	grep '^INFO: ' "$1" | sed 's/^INFO: //' | while read -r line; do
+		log_info "$line"
+	done
+	fails=$(grep '^FAIL: ' "$1" | sed 's/^FAIL: //' | paste -sd ';')
+	[ -z "$fails" ]
+	check_err $? "$fails"
 }
 
 # log_test NAME [OPT_DESC]: report the current case from RET/RETMSG and
