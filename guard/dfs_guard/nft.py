@@ -66,9 +66,15 @@ class NftBackend(Backend):
             self.nft.set_handle_output(True)
             self.nft.set_echo_output(True)
 
-    def run(self, cmds):
+    def run(self, cmds, echo=True):
+        """One transaction; with ECHO, what it added, handles included
+        (a list echoes nothing but itself: two documents, not one)."""
         with self.lock:
-            rc, out, err = self.nft.json_cmd({"nftables": cmds})
+            self.nft.set_echo_output(echo)
+            try:
+                rc, out, err = self.nft.json_cmd({"nftables": cmds})
+            finally:
+                self.nft.set_echo_output(True)
         if rc:
             raise BackendError(err.strip() if err else "rc %d" % rc)
         if isinstance(out, str):
@@ -212,16 +218,9 @@ class NftBackend(Backend):
         (packets, bytes)}, "what" a set's name or "aggregate"."""
         if self.dry_run:
             return {}
-        with self.lock:
-            self.nft.set_echo_output(False)
-            try:
-                rc, out, err = self.nft.json_cmd({"nftables": [
-                    {"list": {"table": {"family": "netdev",
-                                        "name": self.table}}}]})
-            finally:
-                self.nft.set_echo_output(True)
-        if rc:
-            raise BackendError(err.strip() if err else "rc %d" % rc)
+        out = self.run([{"list": {"table": {"family": "netdev",
+                                            "name": self.table}}}],
+                       echo=False)
         res = {}
         for item in out.get("nftables", []):
             rule = item.get("rule") if isinstance(item, dict) else None
