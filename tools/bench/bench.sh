@@ -35,6 +35,9 @@
 #   cache  dfs flood at 1M flows for each cache size (0: flows marked
 #          malicious stay in the tree, so tree against cache lookups),
 #          timed as the flood
+#   ingress  the flood received and forwarded to DFS, which refuses it,
+#          against the same flood dropped at ingress by dfs-guard's
+#          nftables rule: a flood packet's cost to the router either way
 #
 # Writes results/bench/raw.csv (scenario,qdisc,flows,param,run,pps) and
 # results/bench/memory.csv; tools/bench/report.py makes the table and plot.
@@ -82,7 +85,7 @@ QDISCS=${BENCH_QDISCS:-pfifo fq_codel sfb hhf fq cake drr drr-flow drr-lrufq stf
 # The sweeps are left out: under icount the order's can only be flat (it
 # changes which nodes a search reads, not what it runs), and each value
 # fills a 1M-flow table, a minute of the emulator's.
-SCENARIOS=${BENCH_SCENARIOS:-mix load flood pulse}
+SCENARIOS=${BENCH_SCENARIOS:-mix load flood pulse ingress}
 LOAD_FLOWS=${BENCH_LOAD_FLOWS:-1 1000}
 FLOOD_FLOWS=${BENCH_FLOOD_FLOWS:-1048576}
 ORDERS=${BENCH_ORDERS:-16 21 32 43 64}
@@ -233,15 +236,24 @@ populate() {
 	pg_send "$2"
 }
 
-# flood_until_marked DEV QDISC: the flood until DFS has marked its sources
-# (at most 30 s), so the timed runs measure a flood DFS refuses; another
-# qdisc gets 1 s to build its queue.
-# With "keep" the flood is left running for timed_windows.
+# flood_until_marked DEV QDISC [keep [ingress IN]]: the flood until DFS
+# has marked its sources (at most 30 s), so the timed runs measure a
+# flood DFS refuses; another qdisc gets 1 s to build its queue.  With
+# "keep" the flood is left running for timed_windows; with "ingress IN"
+# it comes in as received on IN (scenario_ingress).
 flood_until_marked() {
 	local dev=$1 qd=$2 keep=${3:-} deadline=$(( SECONDS + 30 )) m=0 c
 
-	pg_setup "$dev" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd ||
-		die "pktgen setup on $dev"
+	if [ "${4:-}" = ingress ]; then
+		# received on $5, forwarded to $dev (scenario_ingress)
+		pg_setup "$5" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd &&
+			pg_set "" "$5" "xmit_mode netif_receive" \
+				"dst_mac $(cat "/sys/class/net/$5/address")" ||
+			die "pktgen setup on $5"
+	else
+		pg_setup "$dev" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd ||
+			die "pktgen setup on $dev"
+	fi
 	pg_start "" "$PG_DEV"
 	if [ "${qd#dfs}" = "$qd" ]; then
 		read -r -t 1 -u "$PG_SLEEP_FD"
@@ -318,15 +330,17 @@ timed_stretches() {
 	for ld in "$@"; do
 		flood_until_marked "${ld##*@}" "${ld%%[:@]*}" keep
 		timed_windows "$scen" "$n" "${ld%@*}" "${ld##*@}"
+		[ "${ld#dfs}" != "$ld" ] && dfs_flood_log "${ld##*@}"
 	done
 }
 
-# timed_windows SCENARIO N LABEL DEV: RUNS windows of FLOOD_SECS of the
-# flood that runs on DEV, each the packets pktgen offered in it over the
-# guest's time, both read without a fork or an exec (under icount those
-# would be charged to the packets); then the flood stops.
+# timed_windows SCENARIO N LABEL DEV [keep]: RUNS windows of FLOOD_SECS of
+# the flood that runs on DEV, each the packets pktgen offered in it over
+# the guest's time, both read without a fork or an exec (under icount
+# those would be charged to the packets); then the flood stops, unless
+# "keep".
 timed_windows() {
-	local scen=$1 n=$2 label=$3 dev=$4 i n0 n1 t0 pps
+	local scen=$1 n=$2 label=$3 dev=$4 keep=${5:-} i n0 n1 t0 pps
 	local qd=${label%%:*} param=
 
 	[ "$qd" != "$label" ] && param=${label#*:}
@@ -341,8 +355,7 @@ timed_windows() {
 		echo "$scen,$qd,$n,$param,$i,$pps" >> "$RAW"
 		log "$scen $qd flows=$n ${param:+$param }run $i: $pps pps"
 	done
-	pg_stop ""
-	[ "${qd#dfs}" != "$qd" ] && dfs_flood_log "$dev"
+	[ "$keep" = keep ] || pg_stop ""
 	return 0
 }
 
@@ -421,6 +434,51 @@ scenario_flood() {
 
 scenario_pulse() {
 	flood_scenario pulse timed_runs
+}
+
+# The router's cost of a flood packet that DFS refuses, against the same
+# packet dropped at the ingress hook by the rule dfs-guard makes of DFS's
+# verdict (selftests/guard_nft.sh; doc/guard.md): pktgen injects the
+# flood as received on b-in (xmit_mode netif_receive), the router
+# forwards it to b-out, where DFS under the 2 Mbit/s TBF refuses it as
+# malicious; then an nftables set of (source, destination) pairs on
+# b-in's ingress, as dfs-guard's, drops it before the stack.  One
+# stretch of the flood: DFS judges it, RUNS windows, the rule, RUNS
+# windows.  pktgen's packet is shared (it keeps a reference), so ip_rcv
+# clones it, which a NIC's packet is not: the egress path is counted a
+# clone dearer than a real one.
+scenario_ingress() {
+	local in=b-in out=b-out RUNS=$SWEEP_RUNS i elems=
+
+	dev_add $in && dev_add $out || die "ingress: devices"
+	sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+		net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.$in.rp_filter=0
+	ip route replace 10.255.0.0/16 dev $out || die "ingress: route"
+	qdisc_setup_shaped $out dfs || die "ingress: dfs"
+	flood_until_marked $out dfs keep ingress $in
+	timed_windows ingress 1 dfs:egress $out keep
+	for ((i = 0; i < FLOOD_SOURCES; i++)); do
+		elems+="${elems:+, }$(pg_ip $((FLOOD_BASE + i))) . 10.255.0.1"
+	done
+	nft -f - <<-EOF || die "ingress: nft"
+	table netdev bench_guard {
+		set pair4 {
+			type ipv4_addr . ipv4_addr
+			flags timeout
+			elements = { $elems }
+		}
+		chain in {
+			type filter hook ingress device "$in" priority -500;
+			ip saddr . ip daddr @pair4 counter drop
+		}
+	}
+	EOF
+	timed_windows ingress 1 dfs:ingress $out
+	log "ingress: $(nft list chain netdev bench_guard in | grep -o 'packets [0-9]*') dropped at ingress"
+	dfs_flood_log $out
+	nft delete table netdev bench_guard
+	dev_del $in
+	dev_del $out
 }
 
 slab_kb() {

@@ -275,6 +275,8 @@ def plot(med, path):
         ("load", "fair mix under a 10 Gbit/s TBF: no bypass"),
         ("flood", "flood: 4 sources into a 2 Mbit/s TBF parent"))
         if any(k[0] == s for k in med)]
+    if not panels:
+        return          # a run of scenarios that have no panel (ingress)
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.8),
                              squeeze=False)
     for ax, (scen, title) in zip(axes[0], panels):
@@ -385,6 +387,20 @@ def main():
                    "(an on-off flood)")
         out.append("")
         pps_table(med, "pulse", out)
+    eg, ing = (med.get(("ingress", "dfs", 1, w)) for w in ("egress",
+                                                            "ingress"))
+    if eg and ing:
+        out.append("## A flood packet's cost to the router: refused by DFS "
+                   "at egress, or dropped at ingress by dfs-guard's rule")
+        out.append("")
+        out.append("| where the flood is dropped | %s | cost x DFS's refusal |"
+                   % ("insn/packet" if ICOUNT else "pps"))
+        out.append("|---|---:|---:|")
+        out.append("| DFS at egress (received, forwarded, refused) | %s | "
+                   "1.00 |" % kpps(eg))
+        out.append("| nftables at ingress (a set of pairs, as dfs-guard's) "
+                   "| %s | %.2f |" % (kpps(ing), eg / ing))
+        out.append("")
     if mem:
         out.append("## DFS kernel memory")
         out.append("")
