@@ -15,9 +15,8 @@
 #	  Prometheus endpoint, sampled every half second)
 #	- a restarted daemon (SIGTERM withdraws its table) learns the
 #	  flagged key from its dump and drops it again within 3 s of its
-#	  start (its first log line: Python itself may take tens of seconds
-#	  to start in the loaded emulated guest), with no new event from
-#	  the qdisc
+#	  start (its first log line; its Python started and its modules
+#	  imported beforehand), with no new event from the qdisc
 #	- no TCP host ever in a set
 #	- after the flood, with the qdisc told to prune within a second, the
 #	  key released and its element removed, the set empty
@@ -57,33 +56,57 @@ listen = "127.0.0.1"
 port = 9747
 EOF
 
-guard_pid=
 # guard_start LOG: the daemon in r, up once its metrics answer
 guard_start()
 {
 	in_ns r /usr/bin/python3 "$GUARD" -c "$OUT/guard.toml" --timestamps \
 		2> "$1" &
-	guard_pid=$!
 	busywait 60000 in_ns r /usr/bin/python3 -c \
 		'import urllib.request as u; u.urlopen("http://127.0.0.1:9747/metrics", timeout=2)' \
 		2>/dev/null
 }
 
+# guard_prestart LOG: a second daemon, on a copy of the configuration so
+# that guard_stop does not find it, started now and its modules imported,
+# its main run once "$OUT/go2" exists.  Python alone may take tens of
+# seconds to start in the loaded emulated guest, and the restart must be
+# judged while DFS still flags the source: a source that is alone on the
+# link once the TCP flows ended is rightly released.
+guard_prestart()
+{
+	cp "$OUT/guard.toml" "$OUT/guard2.toml"
+	in_ns r /usr/bin/python3 -c '
+import os, runpy, sys, time
+sys.path.insert(0, os.path.dirname(sys.argv[2]))
+# what its main imports, before the gate
+import dfs_guard.daemon, dfs_guard.metrics, dfs_guard.stream, dfs_guard.nft
+import nftables, pyroute2
+open(sys.argv[1] + ".ready", "w").close()
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+' "$OUT/go2" "$GUARD" -c "$OUT/guard2.toml" --timestamps 2> "$1" &
+}
+
 # guard_stop: SIGTERM to the daemon itself, not to ip netns exec, and
 # wait until it withdrew what it held and exited (it may be a child of
 # another shell: the restart's)
+# guard_gone CONF, guard_stop CONF
 guard_gone()
 {
-	! pgrep -f "guard/[d]fs-guard -c $OUT/guard.toml" > /dev/null
+	! pgrep -f "guard/[d]fs-guard -c $1" > /dev/null
 }
 
 guard_stop()
 {
-	pkill -TERM -f "guard/[d]fs-guard -c $OUT/guard.toml"
-	busywait 30000 guard_gone
+	pkill -TERM -f "guard/[d]fs-guard -c $1"
+	busywait 30000 guard_gone "$1"
 }
 
 RET=0
+rm -f "$OUT/go2" "$OUT/go2.ready"
+guard_prestart "$OUT/guard2.log"
 guard_start "$OUT/guard1.log"
 check_err $? "dfs-guard did not start: $(tail -n 3 "$OUT/guard1.log")"
 
@@ -116,9 +139,10 @@ rm -f "$OUT/t0"
 (
 	busywait 600000 test -e "$OUT/t0" || exit 0
 	sleep "$RESTART_AT"
-	guard_stop
+	busywait 60000 test -e "$OUT/go2.ready"
+	guard_stop "$OUT/guard.toml"
 	date +%s.%N > "$OUT/restart"
-	guard_start "$OUT/guard2.log"
+	touch "$OUT/go2"
 ) &
 restarter=$!
 
@@ -136,7 +160,7 @@ left=$(in_ns r nft -j list set netdev dfs_guard pair4 |
 	python3 -S -c 'import json,sys; print(sum(len(o["set"].get("elem", [])) for o in json.load(sys.stdin)["nftables"] if "set" in o))')
 [ "$left" = 0 ]
 check_err $? "$left elements left in the set after the flood"
-guard_stop
+guard_stop "$OUT/guard2.toml"
 kill "$scraper" 2>/dev/null
 wait "$scraper" 2>/dev/null
 in_ns r nft list table netdev dfs_guard > /dev/null 2>&1
