@@ -53,6 +53,9 @@ APT_PKGS=(
 	# nftables backend (libnftables), its metrics, and ExaBGP, which
 	# its FlowSpec backend drives (its unit test runs one)
 	python3-pyroute2 python3-nftables python3-prometheus-client exabgp
+	# the lab's upstream scenario (tools/lablib/upstream.py): FRR's bgpd
+	# as the ISP router that receives dfs-guard's FlowSpec
+	frr
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -30,6 +30,7 @@ given the same pulse bursts in step (a low-rate, "shrew", attack).
 import argparse
 import json
 import os
+import resource
 import signal
 import socket
 import sys
@@ -58,6 +59,13 @@ def parse_rate(text):
 def send(args):
     family = socket.AF_INET6 if ":" in args.dst else socket.AF_INET
     srcs = args.src.split(",") if args.src else [None]
+    if args.spread:
+        # a socket a source: more than the default 1024 descriptors
+        want = len(srcs) + 64
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (want, max(hard, want)))
 
     def bound(i):
         s = socket.socket(family, socket.SOCK_DGRAM)

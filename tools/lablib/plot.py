@@ -10,7 +10,8 @@ queue.png       the bottleneck's backlog and the ping RTT over time, one
                 line per qdisc
 summary.png     attack goodput and legitimate TCP's Jain's index per qdisc
 
-A flent scenario (rrul): flent's own plots instead (rrul.py plot).
+A flent scenario (rrul): flent's own plots instead (rrul.py plot); the
+upstream scenario: upstream.py plot.
 """
 import json
 import math
@@ -158,11 +159,17 @@ def collateral(summary, path):
 def main():
     out = sys.argv[1]
     with open(os.path.join(out, "summary.json")) as fh:
-        if json.load(fh).get("flent"):
-            import rrul
-            rc = rrul.plot(out)
-            print("plots: %s/*.png (flent's)" % out)
-            return rc
+        summary = json.load(fh)
+    if summary.get("flent"):
+        import rrul
+        rc = rrul.plot(out)
+        print("plots: %s/*.png (flent's)" % out)
+        return rc
+    if summary.get("scenario") == "upstream":
+        import upstream
+        upstream.plot(out)
+        print("plots: %s/upstream.png" % out)
+        return 0
     summary, scn, runs = metrics.load(out)
     runs = {k: v for k, v in runs.items() if v}
     if not runs:

@@ -48,6 +48,7 @@ import qdiscs                   # noqa: E402
 import rrul                     # noqa: E402
 import scenarios                # noqa: E402
 import scores                   # noqa: E402
+import upstream                 # noqa: E402
 from scenarios import (TCP_PORT, UDP_PORT, WEB_PORT,  # noqa: E402
                        host_ip)
 
@@ -590,6 +591,14 @@ def main():
     scn = scenarios.get(args.scenario, args.short)
     kinds = (args.qdiscs.replace(",", " ").split() if args.qdiscs else
              scn.qdiscs or qdiscs.DEFAULT)
+    if getattr(scn, "upstream", False):
+        if args.check or args.keep or args.baseline:
+            sys.exit("lab: %s: no --check, --keep or --baseline" % scn.name)
+        out = args.out or os.path.join(os.path.dirname(TOOLS), "results",
+                                       scn.name + ("-short" if args.short
+                                                   else ""))
+        return upstream.main(sys.modules[__name__], scn, kinds, out,
+                             args.short)
     for k in kinds:
         if k not in qdiscs.QDISCS:
             sys.exit("lab: unknown qdisc '%s' (have: %s)"

@@ -384,11 +384,40 @@ def rrul(short):
                          0.1, RRUL_QDISCS, 1 if short else 3)
 
 
+@dataclass
+class UpstreamScenario:
+    """A flood that fills the link into the edge router, DFS's verdict
+    sent upstream as BGP FlowSpec (tools/lablib/upstream.py): SECS of two
+    TCP flows to each of two customers, the flood to the first from
+    FLOOD_AT for FLOOD_SECS at twice the link."""
+    name: str
+    title: str
+    secs: int
+    flood_at: int
+    flood_secs: int
+    qdiscs: list                # the runs: upstream.KINDS
+    upstream: bool = True
+
+    @property
+    def rate_mbit(self):
+        return LINK_BPS // 1000000
+
+
+def upstream(short):
+    return UpstreamScenario("upstream", "a flood into the edge router's "
+                            "upstream link, 10 Mbit/s shared with a second "
+                            "customer; FRR upstream, FlowSpec from dfs-guard "
+                            "through ExaBGP", 40 if short else 70, 10,
+                            15 if short else 30,
+                            ["dfs", "flowspec", "spoofed"])
+
+
 SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
              "5a": scenario5a, "5b": scenario5b, "6": scenario6,
              "6b": scenario6b, "6n": scenario6n, "6f": scenario6f,
-             "7": scenario7, "rrul": rrul}
+             "7": scenario7, "rrul": rrul,
+             "upstream": upstream}
 SCENARIOS.update({k: sweep_point(k) for k in SWEEP})
 
 
