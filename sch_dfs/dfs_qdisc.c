@@ -471,16 +471,14 @@ static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 		if (k) {
 			q->fq_spare = k->owner;
 			q->fq_spares--;
-			memset(k, 0, sizeof(*k));
 		} else {
-			k = kmem_cache_zalloc(dfs_fq_cachep,
-					      GFP_ATOMIC | __GFP_NOWARN);
+			k = kmem_cache_alloc(dfs_fq_cachep,
+					     GFP_ATOMIC | __GFP_NOWARN);
 			if (!k)
 				return -ENOMEM;
 		}
-		k->owner = flow;
 		ff->fk = k;
-		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, k);
+		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, k, flow);
 	}
 	fq = dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, skb,
 			  &dfs_fq_ops, q->sch);

@@ -179,11 +179,12 @@ static struct w_pkt *w_enqueue(struct world *w, int flow, u32 len, u64 now_ns,
 	pkt->key = f->key;
 	pkt->ect = ect;
 	if (!k) {
-		k = calloc(1, sizeof(*k));
-		k->owner = wk;
+		/* garbage, as a recycled key's: activate must set what counts */
+		k = malloc(sizeof(*k));
+		memset(k, 0xa5, sizeof(*k));
 		wk->fk = k;
 		w->keys++;
-		dfs_fq_activate(&w->s, &w->p, &w->st, k);
+		dfs_fq_activate(&w->s, &w->p, &w->st, k, wk);
 	}
 	fq = dfs_fq_queue(&w->s, &w->p, &w->st, k, pkt, &w_ops, w);
 	if (fq->tail)

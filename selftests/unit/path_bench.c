@@ -184,10 +184,9 @@ static void fq_add(struct bench *b, struct dfs_flow *flow, u32 len)
 	pkt->len = len;
 	pkt->time = dfs_codel_time(b->now);
 	if (!k) {
-		k = calloc(1, sizeof(*k));
-		k->owner = bf;
+		k = malloc(sizeof(*k));
 		bf->fk = k;
-		dfs_fq_activate(&b->fq, &b->fq_params, &b->fq_stats, k);
+		dfs_fq_activate(&b->fq, &b->fq_params, &b->fq_stats, k, bf);
 	}
 	fq = dfs_fq_queue(&b->fq, &b->fq_params, &b->fq_stats, k, pkt,
 			  &b_ops, b);
