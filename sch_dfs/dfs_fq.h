@@ -522,14 +522,15 @@ static inline bool dfs_codel_should_drop(struct dfs_fq_key *k,
  * and its dropping state ends when no queue of @k is: for a key of one
  * queue, when that queue is not.  Drops
  * go through ops->drop and are counted in @st.  @backlog points at the
- * caller's total backlog, which ops->pop keeps.
+ * caller's total backlog, which ops->pop keeps.  Inlined at both of its
+ * calls (dfs_fq_key_dequeue()), and ops->pop in it: a call each was
+ * what sched fq cost beyond fq_codel on a packet's way out.
  */
-static inline void *dfs_codel_dequeue(struct dfs_fq_key *k,
-				      struct dfs_fq *fq,
-				      const struct dfs_fq_params *p,
-				      struct dfs_fq_stats *st,
-				      const struct dfs_fq_ops *ops, void *ctx,
-				      const u32 *backlog, u32 now)
+static __always_inline void *
+dfs_codel_dequeue(struct dfs_fq_key *k, struct dfs_fq *fq,
+		  const struct dfs_fq_params *p, struct dfs_fq_stats *st,
+		  const struct dfs_fq_ops *ops, void *ctx, const u32 *backlog,
+		  u32 now)
 {
 	struct dfs_codel *cv = &k->cv;
 	void *pkt = ops->pop(ctx, fq);

@@ -614,7 +614,7 @@ static void dfs_skb_leave_flow(struct dfs_sched_data *q, struct sk_buff *skb)
 }
 
 /* The packet operations of the flow scheduler (dfs_fq.h); ctx is sch. */
-static void *dfs_fq_pop(void *ctx, struct dfs_fq *fq)
+static __always_inline void *dfs_fq_pop(void *ctx, struct dfs_fq *fq)
 {
 	struct Qdisc *sch = ctx;
 	struct sk_buff *skb = fq->head;
