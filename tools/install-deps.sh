@@ -45,10 +45,11 @@ APT_PKGS=(
 	# (fping) and UDP latency probe (irtt); autoconf and automake build
 	# netperf (netperf_install below)
 	flent fping irtt autoconf automake
-	# make deb (tools/make-deb.sh): debhelper 13 with dh-dkms, lintian
+	# make deb (tools/make-deb.sh): debhelper 13 with dh-dkms and
+	# dh-python (the daemon's byte-code, compiled and cleaned), lintian
 	# to check the .debs; dkms and man-db for the package test in the
 	# guest, which has no network (selftests/dkms_install.sh)
-	debhelper dh-dkms lintian dkms man-db
+	debhelper dh-dkms dh-python lintian dkms man-db
 	# dfs-guard (guard/): the verdict stream over generic netlink, its
 	# nftables backend (libnftables), its metrics, and ExaBGP, which
 	# its FlowSpec backend drives (its unit test runs one)
