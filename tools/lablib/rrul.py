@@ -10,8 +10,9 @@ the lab's 10 Mbit/s TBF, the qdisc under test its child; netem on each
 host's own veth gives the base RTT, half of it each way, so that no
 delay queue sits in front of or behind the qdisc under test.  flent runs
 each of the scenario's tests in turn for every qdisc, in one boot, and
-goes round the qdiscs ROUNDS times, so that a drift of the emulator's
-speed falls on every qdisc alike; its data files (.flent.gz: gzip'd
+goes round the qdiscs ROUNDS times, each round from the next qdisc on,
+so that a drift of the emulator's speed, and whatever the first run of
+a round pays, falls on every qdisc alike; its data files (.flent.gz: gzip'd
 JSON) are kept in DIR/raw/ and the figures are read from them, each
 qdisc's rounds pooled:
 
@@ -149,7 +150,11 @@ def main(run, scn, kinds, out, short):
         setup(run, scn)
         time.sleep(1)           # the servers listen
         for rnd in range(scn.rounds):
-            for i, kind in enumerate(kinds, 1):
+            # Each round starts one qdisc further on: the first run of a
+            # round (after the boot, or after pfifo's) had a tail of its
+            # own, and no qdisc is to hold that place in every round.
+            turn = kinds[rnd % len(kinds):] + kinds[:rnd % len(kinds)]
+            for i, kind in enumerate(turn, 1):
                 rec = recs[kind]
                 if rec.get("failed"):
                     continue
