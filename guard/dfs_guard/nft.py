@@ -13,7 +13,10 @@ start and deleted at stop:
 	                  ip saddr @src4 counter drop, ... @pair6 ...,
 	                  then one rule an aggregate (destination, protocol
 	                  and port where its keys share them) that limits
-	                  its rate: limit rate over R bytes/second drop
+	                  its rate: limit name "aggN" drop
+	limit aggN        rate over R bytes/second: one an aggregate, which
+	                  its rule on every interface shares, so that the
+	                  aggregate gets R over all of them, not R each
 
 An element carries a timeout of several renewal periods and is renewed
 (deleted and added in one transaction: nftables before Linux 6.10 cannot
@@ -56,6 +59,8 @@ class NftBackend(Backend):
         self.renew_every = renew_every
         self.timeout = int(4 * renew_every) + 1
         self.handles = {}            # aggregate Rule -> {dev: handle}
+        self.limits = {}             # aggregate Rule -> its limit's name
+        self.limit_seq = 0
         self.lock = threading.Lock()  # the scrape reads counters()
         self.nft = nft
         if self.nft is None and not self.dry_run:
@@ -144,7 +149,7 @@ class NftBackend(Backend):
         return [{op: {"element": self.tbl(name=name, elem=elems)}}
                 for name, elems in sorted(by_set.items())]
 
-    def aggregate_expr(self, rule):
+    def aggregate_expr(self, rule, limit):
         p = PROTO[rule.version]
         expr = [match(p, "daddr", addr_expr(rule.dst))]
         if rule.proto is not None:
@@ -152,20 +157,25 @@ class NftBackend(Backend):
                                    "left": {"meta": {"key": "l4proto"}}}})
         if rule.dport is not None:
             expr.append(match("th", "dport", rule.dport))
-        expr += [{"limit": {"rate": max(1, rule.rate), "per": "second",
-                            "rate_unit": "bytes", "inv": True}},
-                 {"counter": None}, {"drop": None}]
+        expr += [{"limit": limit}, {"counter": None}, {"drop": None}]
         return expr
 
     def add(self, rules):
         cmds = self.element_cmds("add", rules)
         aggs = [r for r in rules if r.kind == "aggregate"]
+        names = {}
         for r in aggs:
+            self.limit_seq += 1
+            names[r] = "agg%d" % self.limit_seq
+            cmds.append({"add": {"limit": self.tbl(
+                name=names[r], rate=max(1, r.rate), per="second",
+                rate_unit="bytes", inv=True)}})
             for dev in self.devices:
                 cmds.append({"add": {"rule": self.tbl(
-                    chain="in_" + dev, expr=self.aggregate_expr(r),
+                    chain="in_" + dev, expr=self.aggregate_expr(r, names[r]),
                     comment="dfs-guard: %s" % r)}})
         out = self.run(cmds)
+        self.limits.update(names)
         if aggs:
             self.learn_handles(out, aggs)
 
@@ -187,6 +197,9 @@ class NftBackend(Backend):
             for dev, h in self.handles.get(r, {}).items():
                 cmds.append({"delete": {"rule": self.tbl(
                     chain="in_" + dev, handle=h)}})
+            if r in self.limits:        # after the rules that use it
+                cmds.append({"delete": {"limit": self.tbl(
+                    name=self.limits[r])}})
         try:
             self.run(cmds)
         except BackendError:
@@ -199,6 +212,7 @@ class NftBackend(Backend):
                     pass
         for r in rules:
             self.handles.pop(r, None)
+            self.limits.pop(r, None)
 
     def renew(self, rules):
         els = [r for r in rules if r.kind != "aggregate"]
