@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# dfs-guard's nftables backend against a spoofed flood: s1 floods UDP at
+# twice the link from 508 source addresses, each packet from the next,
+# beside 4 TCP flows (dfs_flood.sh's run), through "dfs flows 64" under
+# the router's 10 Mbit/s TBF.  Nearly every source is past DFS's flows
+# cap and counted in its overflow flow, which has no address; dfs-guard
+# (not in dry run, nftables on the sender-side interfaces) must make of
+# it one aggregate rule, a rate limit towards the qdisc's protected
+# prefix (the receiver's), not an element a source.  Asserted:
+#	- the overflow flagged, and the aggregate added within 5 s of
+#	  the daemon's FLAG event; of the sources, only some of those DFS
+#	  tracks as flows of their own (under "flows") may be flagged and
+#	  get an element: fewer than 64, never one a source
+#	- the ingress rules then drop packets (the daemon's metrics, as
+#	  guard_nft.sh reads them): at least 100 in the flood's last half
+#	- no TCP host in a set
+#	- after the flood, with the qdisc told to prune within a second,
+#	  the aggregate removed; SIGTERM leaves no table behind
+
+source "$(dirname "$0")/dfs_scenario.sh"
+
+FLOOD=${FLOOD:-16}
+OUT=${OUT:-$(dirname "$0")/../build/selftests/guard_spoof}
+GUARD=$(cd "$(dirname "$0")/../guard" && pwd)/dfs-guard
+
+require_command iperf3 python3 nft
+/usr/bin/python3 -c 'import pyroute2, nftables, prometheus_client' ||
+	{ log_test_skip "guard_spoof" "python3-pyroute2, -nftables or" \
+		"-prometheus-client missing: make deps"; exit $ksft_skip; }
+setup_topology 5 || exit $ksft_fail
+mkdir -p "$OUT"
+rm -f "$OUT"/guard.log "$OUT/metrics"
+
+# The spoofed sources on s1's link; the router routes them back to s1,
+# or its reverse-path filter would drop them.
+srcs=$(for n in 1 2; do for ((h = 1; h <= 254; h++)); do
+	printf '10.1.%d.%d,' $n $h; done; done)
+srcs=${srcs%,}
+in_ns s1 ip -batch - <<<"$(tr , '\n' <<<"$srcs" | sed 's|.*|addr add &/32 dev eth0|')"
+in_ns r ip route add 10.1.1.0/24 via "${SND_IP4[1]}"
+in_ns r ip route add 10.1.2.0/24 via "${SND_IP4[1]}"
+
+devs=$(for ((i = 1; i <= NUM_SENDERS; i++)); do printf '"r-s%d",' $i; done)
+# hold: the aggregate limits the flood, not drops it, and what passes
+# may be under DFS's fair rate: DFS lets the overflow go while the rule
+# holds it, and the rule must outlast that for the flood's length
+# (guard_nft.sh's source, dropped whole, is silent to DFS instead).
+cat > "$OUT/guard.toml" <<EOF
+dry_run = false
+tick = 0.25
+[policy]
+min_flagged = 0.5
+hold = 10.0
+[[qdisc]]
+dev = "$R_OUT"
+handle = "10:"
+protect = ["10.0.0.0/24"]
+[nftables]
+enable = true
+interfaces = [${devs%,}]
+[metrics]
+listen = "127.0.0.1"
+port = 9747
+EOF
+
+in_ns r /usr/bin/python3 "$GUARD" -c "$OUT/guard.toml" --timestamps \
+	2> "$OUT/guard.log" &
+busywait 60000 in_ns r /usr/bin/python3 -c \
+	'import urllib.request as u; u.urlopen("http://127.0.0.1:9747/metrics", timeout=2)' \
+	2>/dev/null
+RET=0
+check_err $? "dfs-guard did not start: $(tail -n 3 "$OUT/guard.log")"
+
+# What the ingress rules dropped, "EPOCH PACKETS", every half second.
+in_ns r /usr/bin/python3 - "$OUT/metrics" <<'PY' &
+import re, sys, time, urllib.request
+out = open(sys.argv[1], "w")
+while True:
+    try:
+        text = urllib.request.urlopen("http://127.0.0.1:9747/metrics",
+                                      timeout=5).read().decode()
+        n = sum(float(v) for v in re.findall(
+            r"^dfs_guard_ingress_dropped_packets_total(?:\{[^}]*\})? (\S+)$",
+            text, re.M))
+        print("%.3f %d" % (time.time(), n), file=out, flush=True)
+    except OSError:
+        pass
+    time.sleep(0.5)
+PY
+scraper=$!
+
+FLOOD_ARGS="--src $srcs --spread" \
+	flood_run "$OUT" "$FLOOD" "20M:$FLOOD" dfs limit 100000 flows 64
+check_err $? "traffic did not run"
+date +%s.%N > "$OUT/end"
+
+in_ns r tc qdisc change dev "$R_OUT" parent 1:1 handle 10: dfs prune 1s
+busywait 30000 grep -q 'nftables: remove dst 10.0.0.0/24' "$OUT/guard.log"
+check_err $? "the aggregate was not removed after the flood"
+pkill -TERM -f "guard/[d]fs-guard -c $OUT/guard.toml"
+busywait 30000 bash -c "! pgrep -f 'guard/[d]fs-guard -c $OUT/guard.toml' > /dev/null"
+kill "$scraper" 2>/dev/null
+wait "$scraper" 2>/dev/null
+in_ns r nft list table netdev dfs_guard > /dev/null 2>&1
+check_fail $? "the daemon left its table behind after SIGTERM"
+
+python3 -S - "$OUT" "${SND_IP4[*]:2}" <<'PY' > "$OUT/verdict"
+import sys
+out, tcp_srcs = sys.argv[1], sys.argv[2].split()
+t0 = float(open(out + "/t0").read())
+end = float(open(out + "/end").read())
+log = []
+for line in open(out + "/guard.log"):      # "EPOCH LEVEL MESSAGE"
+    f = line.split(None, 2)
+    if len(f) == 3 and f[0].replace(".", "", 1).isdigit():
+        log.append(f)
+
+def fail(msg):
+    print("FAIL: " + msg)
+
+flags = [float(t) for t, _, m in log if m.startswith("flag ") and
+         "overflow" in m]
+aggs = [float(t) for t, _, m in log if "nftables: add dst 10.0.0.0/24" in m]
+elems = [m.strip() for _, _, m in log if "nftables: add src" in m]
+if not flags:
+    fail("DFS never flagged its overflow flow")
+elif not aggs:
+    fail("no aggregate rule added")
+else:
+    print("INFO: overflow flagged at %.2f s, the aggregate in at %.2f s"
+          % (flags[0] - t0, aggs[0] - t0))
+    if aggs[0] - flags[0] > 5:
+        fail("the aggregate %.2f s after the flag" % (aggs[0] - flags[0]))
+if len(aggs) > 1:
+    print("INFO: the aggregate added %d times (DFS let the overflow go "
+          "between)" % len(aggs))
+print("INFO: %d source or pair elements (sources DFS tracks as flows of "
+      "their own)" % len(elems))
+if len(elems) >= 64:
+    fail("%d source or pair elements added: one a source" % len(elems))
+for e in elems:
+    if any("src %s/" % s in e for s in tcp_srcs):
+        fail("a TCP host in a set: " + e)
+# The total falls back when a rule goes (its counter with it): count
+# what each sample adds over the last.
+m = [[float(x) for x in l.split()] for l in open(out + "/metrics")]
+mid = t0 + (end - t0) / 2
+w = [x for x in m if mid <= x[0] <= end]
+if len(w) < 2:
+    fail("no metrics samples over the flood's last half")
+else:
+    n = sum(max(0, b[1] - a[1]) for a, b in zip(w, w[1:]))
+    print("INFO: the ingress rules dropped %d packets in the flood's "
+          "last %.1f s" % (n, w[-1][0] - w[0][0]))
+    if n < 100:
+        fail("the ingress rules dropped only %d packets" % n)
+PY
+check_err $? "the checks did not run"
+check_report "$OUT/verdict"
+log_test "dfs-guard: a spoofed flood, one aggregate rule"
+
+exit $EXIT_STATUS
