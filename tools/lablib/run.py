@@ -5,7 +5,8 @@
   run.py --scenario 1 [--qdiscs "dfs pfifo ..."] [--short] [--check]
          [--baseline DIR] [--keep] [--out DIR]
 
-A flent scenario (rrul) has a topology and runs of its own: rrul.py.
+A flent scenario (rrul) has a topology and runs of its own: rrul.py; so
+has the upstream scenario: upstream.py.
 
 Runs as root in the test VM (tools/vm-run.sh; tools/lab is the way in),
 where our modules are loaded and the patched tc is first on PATH.  Builds
@@ -591,27 +592,26 @@ def main():
     scn = scenarios.get(args.scenario, args.short)
     kinds = (args.qdiscs.replace(",", " ").split() if args.qdiscs else
              scn.qdiscs or qdiscs.DEFAULT)
-    if getattr(scn, "upstream", False):
-        if args.check or args.keep or args.baseline:
-            sys.exit("lab: %s: no --check, --keep or --baseline" % scn.name)
-        out = args.out or os.path.join(os.path.dirname(TOOLS), "results",
-                                       scn.name + ("-short" if args.short
-                                                   else ""))
-        return upstream.main(sys.modules[__name__], scn, kinds, out,
-                             args.short)
-    for k in kinds:
-        if k not in qdiscs.QDISCS:
-            sys.exit("lab: unknown qdisc '%s' (have: %s)"
-                     % (k, " ".join(qdiscs.QDISCS)))
-        if k in qdiscs.SCORED and not getattr(scn, "ranges", None):
-            sys.exit("lab: %s needs a scenario with scored ranges (7)" % k)
+    # The upstream scenario's runs are its own, not qdiscs.
+    own = upstream if getattr(scn, "upstream", False) else None
+    if not own:
+        for k in kinds:
+            if k not in qdiscs.QDISCS:
+                sys.exit("lab: unknown qdisc '%s' (have: %s)"
+                         % (k, " ".join(qdiscs.QDISCS)))
+            if k in qdiscs.SCORED and not getattr(scn, "ranges", None):
+                sys.exit("lab: %s needs a scenario with scored ranges (7)"
+                         % k)
     if getattr(scn, "flent", False):
+        own = rrul
+    if own:
+        # Scenarios with a topology and runs of their own.
         if args.check or args.keep or args.baseline:
             sys.exit("lab: %s: no --check, --keep or --baseline" % scn.name)
         out = args.out or os.path.join(os.path.dirname(TOOLS), "results",
                                        scn.name + ("-short" if args.short
                                                    else ""))
-        return rrul.main(sys.modules[__name__], scn, kinds, out, args.short)
+        return own.main(sys.modules[__name__], scn, kinds, out, args.short)
     checked = [k for k in kinds if k.startswith("dfs")]
     if args.check and not checked:
         sys.exit("lab: --check judges DFS: include dfs (or a variant)")
