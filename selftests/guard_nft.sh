@@ -10,9 +10,9 @@
 #	  the qdisc's class dump, sampled over netlink, first shows it
 #	  malicious
 #	- then dropped at ingress: DFS's drop_malicious grows by at most a
-#	  few packets from a second after the add to the flood's end, while
-#	  the ingress rule's counter grows (both read from the daemon's
-#	  Prometheus endpoint, sampled every half second)
+#	  few packets from a second after the add to the SIGTERM of the
+#	  restart, while the ingress rule's counter grows (both read from
+#	  the daemon's Prometheus endpoint, sampled every half second)
 #	- a restarted daemon (SIGTERM withdraws its table) learns the
 #	  flagged key from its dump and drops it again within 3 s of its
 #	  start (its first log line; its Python started and its modules
@@ -22,49 +22,17 @@
 #	  key released and its element removed, the set empty
 #	- SIGTERM leaves no table behind
 
-source "$(dirname "$0")/dfs_scenario.sh"
+source "$(dirname "$0")/guard_lib.sh"
 
 FLOOD=${FLOOD:-16}
 RESTART_AT=${RESTART_AT:-8}
 OUT=${OUT:-$(dirname "$0")/../build/selftests/guard_nft}
-GUARD=$(cd "$(dirname "$0")/../guard" && pwd)/dfs-guard
 
-require_command iperf3 python3 nft
-/usr/bin/python3 -c 'import pyroute2, nftables, prometheus_client' ||
-	{ log_test_skip "guard_nft" "python3-pyroute2, -nftables or" \
-		"-prometheus-client missing: make deps"; exit $ksft_skip; }
+guard_require
 setup_topology 5 || exit $ksft_fail
 mkdir -p "$OUT"
 rm -f "$OUT"/guard*.log "$OUT/metrics"
-
-devs=$(for ((i = 1; i <= NUM_SENDERS; i++)); do printf '"r-s%d",' $i; done)
-cat > "$OUT/guard.toml" <<EOF
-dry_run = false
-tick = 0.25
-[policy]
-min_flagged = 0.5
-hold = 2.0
-[[qdisc]]
-dev = "$R_OUT"
-handle = "10:"
-[nftables]
-enable = true
-interfaces = [${devs%,}]
-renew = 2.0
-[metrics]
-listen = "127.0.0.1"
-port = 9747
-EOF
-
-# guard_start LOG: the daemon in r, up once its metrics answer
-guard_start()
-{
-	in_ns r /usr/bin/python3 "$GUARD" -c "$OUT/guard.toml" --timestamps \
-		2> "$1" &
-	busywait 60000 in_ns r /usr/bin/python3 -c \
-		'import urllib.request as u; u.urlopen("http://127.0.0.1:9747/metrics", timeout=2)' \
-		2>/dev/null
-}
+guard_toml "$OUT/guard.toml" 2.0
 
 # guard_prestart LOG: a second daemon, on a copy of the configuration so
 # that guard_stop does not find it, started now and its modules imported,
@@ -89,50 +57,17 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 ' "$OUT/go2" "$GUARD" -c "$OUT/guard2.toml" --timestamps 2> "$1" &
 }
 
-# guard_stop: SIGTERM to the daemon itself, not to ip netns exec, and
-# wait until it withdrew what it held and exited (it may be a child of
-# another shell: the restart's)
-# guard_gone CONF, guard_stop CONF
-guard_gone()
-{
-	! pgrep -f "guard/[d]fs-guard -c $1" > /dev/null
-}
-
-guard_stop()
-{
-	pkill -TERM -f "guard/[d]fs-guard -c $1"
-	busywait 30000 guard_gone "$1"
-}
-
 RET=0
-rm -f "$OUT/go2" "$OUT/go2.ready"
+rm -f "$OUT/go2" "$OUT/go2.ready" "$OUT/stopping"
 guard_prestart "$OUT/guard2.log"
-guard_start "$OUT/guard1.log"
+guard_start "$OUT/guard.toml" "$OUT/guard1.log"
 check_err $? "dfs-guard did not start: $(tail -n 3 "$OUT/guard1.log")"
 
 # The daemon's metrics every half second: "EPOCH drop_malicious
 # ingress_packets" (what DFS dropped for the flag, what the ingress
 # rules dropped).
-in_ns r /usr/bin/python3 - "$OUT/metrics" <<'PY' &
-import re, sys, time, urllib.request
-out = open(sys.argv[1], "w")
-def total(text, name):
-    return sum(float(v) for v in re.findall(r"^%s(?:\{[^}]*\})? (\S+)$"
-                                            % name, text, re.M))
-while True:
-    try:
-        text = urllib.request.urlopen("http://127.0.0.1:9747/metrics",
-                                      timeout=5).read().decode()
-    except OSError:
-        text = None
-    if text:
-        print("%.3f %d %d" % (time.time(),
-                              total(text, "dfs_qdisc_drop_malicious_total"),
-                              total(text, "dfs_guard_ingress_dropped_packets_total")),
-              file=out, flush=True)
-    time.sleep(0.5)
-PY
-scraper=$!
+guard_scrape "$OUT/metrics" dfs_qdisc_drop_malicious_total \
+	dfs_guard_ingress_dropped_packets_total
 
 # Restart the daemon in the middle of the flood.
 rm -f "$OUT/t0"
@@ -140,6 +75,7 @@ rm -f "$OUT/t0"
 	busywait 600000 test -e "$OUT/t0" || exit 0
 	sleep "$RESTART_AT"
 	busywait 60000 test -e "$OUT/go2.ready"
+	date +%s.%N > "$OUT/stopping"
 	guard_stop "$OUT/guard.toml"
 	date +%s.%N > "$OUT/restart"
 	touch "$OUT/go2"
@@ -161,8 +97,8 @@ left=$(in_ns r nft -j list set netdev dfs_guard pair4 |
 [ "$left" = 0 ]
 check_err $? "$left elements left in the set after the flood"
 guard_stop "$OUT/guard2.toml"
-kill "$scraper" 2>/dev/null
-wait "$scraper" 2>/dev/null
+kill "$GUARD_SCRAPER" 2>/dev/null
+wait "$GUARD_SCRAPER" 2>/dev/null
 in_ns r nft list table netdev dfs_guard > /dev/null 2>&1
 check_fail $? "the daemon left its table behind after SIGTERM"
 
@@ -217,9 +153,11 @@ def at(t):
     before = [s for s in m if s[0] <= t]
     return before[-1] if before else None
 
-# the first daemon's quiet stretch: a second after its add, to the restart
+# the first daemon's quiet stretch: a second after its add, to its
+# SIGTERM (its table goes at once; the process may take seconds to exit)
+stopping = float(open(out + "/stopping").read())
 if a1:
-    s, e = at(a1[0] + 1.0), at(restart - 0.5)
+    s, e = at(a1[0] + 1.0), at(stopping - 0.5)
     if not s or not e or e[0] <= s[0]:
         fail("no metrics samples between the add and the restart")
     else:

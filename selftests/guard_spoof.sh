@@ -19,16 +19,12 @@
 #	- after the flood, with the qdisc told to prune within a second,
 #	  the aggregate removed; SIGTERM leaves no table behind
 
-source "$(dirname "$0")/dfs_scenario.sh"
+source "$(dirname "$0")/guard_lib.sh"
 
 FLOOD=${FLOOD:-16}
 OUT=${OUT:-$(dirname "$0")/../build/selftests/guard_spoof}
-GUARD=$(cd "$(dirname "$0")/../guard" && pwd)/dfs-guard
 
-require_command iperf3 python3 nft
-/usr/bin/python3 -c 'import pyroute2, nftables, prometheus_client' ||
-	{ log_test_skip "guard_spoof" "python3-pyroute2, -nftables or" \
-		"-prometheus-client missing: make deps"; exit $ksft_skip; }
+guard_require
 setup_topology 5 || exit $ksft_fail
 mkdir -p "$OUT"
 rm -f "$OUT"/guard.log "$OUT/metrics"
@@ -42,54 +38,16 @@ in_ns s1 ip -batch - <<<"$(tr , '\n' <<<"$srcs" | sed 's|.*|addr add &/32 dev et
 in_ns r ip route add 10.1.1.0/24 via "${SND_IP4[1]}"
 in_ns r ip route add 10.1.2.0/24 via "${SND_IP4[1]}"
 
-devs=$(for ((i = 1; i <= NUM_SENDERS; i++)); do printf '"r-s%d",' $i; done)
 # hold: the aggregate limits the flood, not drops it, and what passes
 # may be under DFS's fair rate: DFS lets the overflow go while the rule
 # holds it, and the rule must outlast that for the flood's length
 # (guard_nft.sh's source, dropped whole, is silent to DFS instead).
-cat > "$OUT/guard.toml" <<EOF
-dry_run = false
-tick = 0.25
-[policy]
-min_flagged = 0.5
-hold = 10.0
-[[qdisc]]
-dev = "$R_OUT"
-handle = "10:"
-protect = ["10.0.0.0/24"]
-[nftables]
-enable = true
-interfaces = [${devs%,}]
-[metrics]
-listen = "127.0.0.1"
-port = 9747
-EOF
-
-in_ns r /usr/bin/python3 "$GUARD" -c "$OUT/guard.toml" --timestamps \
-	2> "$OUT/guard.log" &
-busywait 60000 in_ns r /usr/bin/python3 -c \
-	'import urllib.request as u; u.urlopen("http://127.0.0.1:9747/metrics", timeout=2)' \
-	2>/dev/null
+guard_toml "$OUT/guard.toml" 10.0 'protect = ["10.0.0.0/24"]'
 RET=0
+guard_start "$OUT/guard.toml" "$OUT/guard.log"
 check_err $? "dfs-guard did not start: $(tail -n 3 "$OUT/guard.log")"
-
 # What the ingress rules dropped, "EPOCH PACKETS", every half second.
-in_ns r /usr/bin/python3 - "$OUT/metrics" <<'PY' &
-import re, sys, time, urllib.request
-out = open(sys.argv[1], "w")
-while True:
-    try:
-        text = urllib.request.urlopen("http://127.0.0.1:9747/metrics",
-                                      timeout=5).read().decode()
-        n = sum(float(v) for v in re.findall(
-            r"^dfs_guard_ingress_dropped_packets_total(?:\{[^}]*\})? (\S+)$",
-            text, re.M))
-        print("%.3f %d" % (time.time(), n), file=out, flush=True)
-    except OSError:
-        pass
-    time.sleep(0.5)
-PY
-scraper=$!
+guard_scrape "$OUT/metrics" dfs_guard_ingress_dropped_packets_total
 
 FLOOD_ARGS="--src $srcs --spread" \
 	flood_run "$OUT" "$FLOOD" "20M:$FLOOD" dfs limit 100000 flows 64
@@ -99,10 +57,9 @@ date +%s.%N > "$OUT/end"
 in_ns r tc qdisc change dev "$R_OUT" parent 1:1 handle 10: dfs prune 1s
 busywait 30000 grep -q 'nftables: remove dst 10.0.0.0/24' "$OUT/guard.log"
 check_err $? "the aggregate was not removed after the flood"
-pkill -TERM -f "guard/[d]fs-guard -c $OUT/guard.toml"
-busywait 30000 bash -c "! pgrep -f 'guard/[d]fs-guard -c $OUT/guard.toml' > /dev/null"
-kill "$scraper" 2>/dev/null
-wait "$scraper" 2>/dev/null
+guard_stop "$OUT/guard.toml"
+kill "$GUARD_SCRAPER" 2>/dev/null
+wait "$GUARD_SCRAPER" 2>/dev/null
 in_ns r nft list table netdev dfs_guard > /dev/null 2>&1
 check_fail $? "the daemon left its table behind after SIGTERM"
 

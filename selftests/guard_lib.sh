@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# What guard_nft.sh and guard_spoof.sh share: dfs-guard (guard/) in the
+# router of dfs_scenario.sh's topology, not in dry run, nftables on the
+# sender-side interfaces, its metrics on 127.0.0.1:9747.
+#
+#	guard_require           skip the test without the daemon's Python
+#	                        modules
+#	guard_toml FILE HOLD [LINE...]
+#	                        its configuration, the qdisc 10: on R_OUT
+#	                        with each LINE in its section
+#	guard_start CONF LOG    the daemon in r, up once its metrics answer
+#	                        (Python alone may take tens of seconds to
+#	                        start in the loaded emulated guest)
+#	guard_stop CONF         SIGTERM to the daemon itself, not to ip netns
+#	                        exec, and wait until it withdrew what it
+#	                        held and exited (it may be a child of
+#	                        another shell)
+#	guard_scrape FILE METRIC...
+#	                        in the background, every half second, a line
+#	                        "EPOCH TOTAL..." into FILE: each METRIC
+#	                        summed over its labels; GUARD_SCRAPER its pid
+
+source "$(dirname "${BASH_SOURCE[0]}")/dfs_scenario.sh"
+
+GUARD=$(cd "$(dirname "${BASH_SOURCE[0]}")/../guard" && pwd)/dfs-guard
+
+guard_require()
+{
+	require_command iperf3 python3 nft
+	/usr/bin/python3 -c 'import pyroute2, nftables, prometheus_client' ||
+		{ log_test_skip "$(basename "$0" .sh)" "python3-pyroute2," \
+			"-nftables or -prometheus-client missing: make deps"
+		  exit "$ksft_skip"; }
+}
+
+guard_toml()
+{
+	local file=$1 hold=$2 devs i
+	shift 2
+
+	devs=$(for ((i = 1; i <= NUM_SENDERS; i++)); do
+		printf '"r-s%d",' "$i"; done)
+	{
+		cat <<-EOF
+		dry_run = false
+		tick = 0.25
+		[policy]
+		min_flagged = 0.5
+		hold = $hold
+		[[qdisc]]
+		dev = "$R_OUT"
+		handle = "10:"
+		EOF
+		printf '%s\n' "$@"
+		cat <<-EOF
+		[nftables]
+		enable = true
+		interfaces = [${devs%,}]
+		renew = 2.0
+		[metrics]
+		listen = "127.0.0.1"
+		port = 9747
+		EOF
+	} > "$file"
+}
+
+guard_up()
+{
+	in_ns r /usr/bin/python3 -c \
+		'import urllib.request as u; u.urlopen("http://127.0.0.1:9747/metrics", timeout=2)' \
+		2>/dev/null
+}
+
+guard_start()
+{
+	in_ns r /usr/bin/python3 "$GUARD" -c "$1" --timestamps 2> "$2" &
+	busywait 60000 guard_up
+}
+
+guard_gone()
+{
+	! pgrep -f "guard/[d]fs-guard -c $1" > /dev/null
+}
+
+guard_stop()
+{
+	pkill -TERM -f "guard/[d]fs-guard -c $1"
+	busywait 30000 guard_gone "$1"
+}
+
+guard_scrape()
+{
+	in_ns r /usr/bin/python3 - "$@" <<-'PY' &
+	import re, sys, time, urllib.request
+	out = open(sys.argv[1], "w")
+	names = sys.argv[2:]
+	def total(text, name):
+	    return sum(float(v) for v in re.findall(
+	        r"^%s(?:\{[^}]*\})? (\S+)$" % name, text, re.M))
+	while True:
+	    try:
+	        text = urllib.request.urlopen("http://127.0.0.1:9747/metrics",
+	                                      timeout=5).read().decode()
+	    except OSError:
+	        text = None
+	    if text:
+	        print("%.3f" % time.time(),
+	              *("%d" % total(text, n) for n in names),
+	              file=out, flush=True)
+	    time.sleep(0.5)
+	PY
+	GUARD_SCRAPER=$!
+}
