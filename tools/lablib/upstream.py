@@ -365,39 +365,27 @@ def main(run, scn, kinds, out, short):
 
 # --- figures -------------------------------------------------------------------
 
-def series(path):
+def series(path, ingress=False):
     """A sampler's file as [(epoch, bits/s since the last sample, drops
-    since, flags)]."""
+    since, flags)]: what the device's root qdisc sent, or with INGRESS
+    what the first flower filter on its ingress counted (--ingress: the
+    edge's side of the shared link, the flood's sources)."""
     rows, last = [], None
     try:
         lines = [ln.split() for ln in open(path)]
     except OSError:
         return rows
     for f in lines:
+        if ingress:
+            meters = [int(x.split("=")[1]) for x in f[4:] if "=" in x]
+            if not meters:
+                continue
+            f = f[:1] + [meters[0], 0, 0]
         t, b, d = float(f[0]), int(f[1]), int(f[3])
         if last and t > last[0]:
             rows.append((t, 8 * (b - last[1]) / (t - last[0]),
                          d - last[2], f[4] if len(f) > 4 else ""))
         last = (t, b, d)
-    return rows
-
-
-def flood_series(path):
-    """The sampler of the edge's side of the shared link (--ingress): the
-    flood's bits/s across it, [(epoch, bits/s)]."""
-    rows, last = [], None
-    try:
-        lines = [ln.split() for ln in open(path)]
-    except OSError:
-        return rows
-    for f in lines:
-        b = [int(x.split("=")[1]) for x in f[4:] if "=" in x]
-        if not b:
-            continue
-        t = float(f[0])
-        if last and t > last[0]:
-            rows.append((t, 8 * (b[0] - last[1]) / (t - last[0])))
-        last = (t, b[0])
     return rows
 
 
@@ -430,7 +418,7 @@ def figures(scn, raw, kind):
     except (OSError, ValueError, KeyError, IndexError):
         pass                    # the flood's own clock, when it says
     shared, to_c2 = series(pre + SHARED), series(pre + TO_C2)
-    flags, flood = series(pre + TO_C1), flood_series(pre + FROM_ISP)
+    flags, flood = series(pre + TO_C1), series(pre + FROM_ISP, True)
     f = {"kind": kind, "dfs": rec["dfs"]}
     flagged = [r[0] for r in flags if start <= r[0] and "malicious" in r[3]]
     flagged += [t for t in log_times(pre + "guard.log", " INFO flag ")
