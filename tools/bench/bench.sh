@@ -243,16 +243,15 @@ populate() {
 # it comes in as received on IN (scenario_ingress).
 flood_until_marked() {
 	local dev=$1 qd=$2 keep=${3:-} deadline=$(( SECONDS + 30 )) m=0 c
+	local pgdev=${5:-$dev}
 
+	pg_setup "$pgdev" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd ||
+		die "pktgen setup on $pgdev"
+	# received on $pgdev, forwarded to $dev (scenario_ingress)
 	if [ "${4:-}" = ingress ]; then
-		# received on $5, forwarded to $dev (scenario_ingress)
-		pg_setup "$5" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd &&
-			pg_set "" "$5" "xmit_mode netif_receive" \
-				"dst_mac $(cat "/sys/class/net/$5/address")" ||
-			die "pktgen setup on $5"
-	else
-		pg_setup "$dev" && pg_sources $FLOOD_BASE $FLOOD_SOURCES rnd ||
-			die "pktgen setup on $dev"
+		pg_set "" "$pgdev" "xmit_mode netif_receive" \
+			"dst_mac $(cat "/sys/class/net/$pgdev/address")" ||
+			die "pktgen setup on $pgdev"
 	fi
 	pg_start "" "$PG_DEV"
 	if [ "${qd#dfs}" = "$qd" ]; then
