@@ -29,7 +29,8 @@
 #          in bursts of a run, with the other qdiscs' runs between (an
 #          on-off flood, in which DFS lets a burst's start in)
 #   mem    dfs kernel memory at N flows, sched fifo and fq: its memory_usage
-#          against the growth of the kernel's unreclaimable slab (the mix
+#          against the growth of the kernel's unreclaimable slab and of
+#          vmalloc's (the flow index's, past a few pages) (the mix
 #          measures it too, as it fills DFS's tables)
 #   order  dfs at 1M flows, mix, for each B-tree order
 #   cache  dfs flood at 1M flows for each cache size (0: flows marked
@@ -480,12 +481,16 @@ scenario_ingress() {
 	dev_del $out
 }
 
+# The slab's unreclaimable kB (kmalloc's large allocations count there
+# too) and vmalloc's: where DFS's flows, nodes and index are.
 slab_kb() {
-	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
+	awk '/^(SUnreclaim|VmallocUsed):/ { kb += $2 } END { print kb }' \
+		/proc/meminfo
 }
 
 # populate_measured DEV QDISC N: populate, and from 1000 flows on a row of
-# memory.csv: DFS's memory_usage against the slab's growth while it filled.
+# memory.csv: DFS's memory_usage against the slab's and vmalloc's growth
+# while it filled.
 # The flow's first packets (slab caches, pktgen's own) come before.
 populate_measured() {
 	local dev=$1 qd=$2 n=$3 before after usage growth

@@ -198,7 +198,7 @@ def targets(med, mem, out):
             continue
         last = max(rs, key=lambda r: int(r["flows"]))
         per = max(float(last["usage_per_flow"]), float(last["slab_per_flow"]))
-        rows.append(("%s kernel memory per flow at %s flows (slab growth, "
+        rows.append(("%s kernel memory per flow at %s flows (slab and vmalloc growth, "
                      "memory_usage)"
                      % (LABEL.get(q, q), flows_label(last["flows"])),
                      "<= %d B" % budget, "%s B, %s B" % (
@@ -404,7 +404,7 @@ def main():
     if mem:
         out.append("## DFS kernel memory")
         out.append("")
-        out.append("| qdisc | flows | memory_usage | B/flow | slab growth "
+        out.append("| qdisc | flows | memory_usage | B/flow | slab + vmalloc growth "
                    "| B/flow |")
         out.append("|---|---:|---:|---:|---:|---:|")
         for r in mem:
