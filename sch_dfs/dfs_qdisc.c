@@ -17,9 +17,12 @@
  * Flows live in a B-tree keyed by their exact addresses (and ports, with
  * key 5tuple), ordered by a keyed 32-bit hash of the key kept in the nodes
  * (dfs_btree.h); malicious flows move to a small array cache searched
- * first.
- * The algorithm itself is in dfs_decide.c, dfs_btree.c and dfs_cache.c,
- * which know nothing of sk_buffs and are unit tested in userspace.
+ * first.  A hash index over the tree (dfs_index.h) finds a known flow in
+ * one line, not a node a level; a worker sizes it to the flows and
+ * fills a new one, while packets find what it lacks in the tree.
+ * The algorithm itself is in dfs_decide.c, dfs_btree.c, dfs_index.c and
+ * dfs_cache.c, which know nothing of sk_buffs and are unit tested in
+ * userspace.
  *
  * With "sched fifo" (the paper's) the queue is one FIFO.  With "sched fq"
  * the flows with packets are served by deficit round robin, and in a
@@ -94,6 +97,10 @@
 #define DFS_REBUILD_MAX		65536	/* decimal: the extack names it */
 /* Reset and destroy free a B-tree of more flows than this in a worker. */
 #define DFS_FREE_INLINE		4096
+/* and an index of more buckets than this (64 KiB; 4 KiB a row is cleared) */
+#define DFS_INDEX_INLINE	1024
+/* Flows the index worker adds under one hold of the qdisc lock. */
+#define DFS_INDEX_BATCH		1024
 #define DFS_DEFAULT_TARGET_US	(5 * USEC_PER_MSEC)
 #define DFS_DEFAULT_INTERVAL_US	(100 * USEC_PER_MSEC)
 /*
@@ -185,6 +192,7 @@ struct dfs_sched_data {
 	struct kmem_cache	*flow_cachep;	/* of the flows of sched */
 
 	struct dfs_btree	btree;
+	struct dfs_index	index;		/* over btree */
 	struct dfs_cache	cache;
 	struct dfs_meter	meter;
 	struct dfs_flow_fq	overflow;	/* new flows past flows_max */
@@ -223,6 +231,16 @@ struct dfs_sched_data {
 	u32			interval_us;	/* them in CoDel's units */
 
 	struct dfs_stats	stats;
+
+	/* The index's size and fill, in index_work (dfs_index_work()): a
+	 * fill walks the tree in order from index_cursor; index_retry is
+	 * when to try again after an allocation failed.
+	 */
+	struct work_struct	index_work;
+	struct flowkey		index_cursor;
+	bool			index_cursor_set;
+	bool			index_fill;
+	unsigned long		index_retry;
 
 	/* The verdict stream (dfs_verdict.h): the events of flag changes,
 	 * sent by verdict_work; and this qdisc in the list a dump finds it
@@ -352,6 +370,20 @@ static void dfs_flow_free(struct dfs_sched_data *q, struct dfs_flow *flow)
 	kmem_cache_free(q->flow_cachep, flow);
 }
 
+/*
+ * The index wants another size, or has a fill to go on with: index_work
+ * does either.  Asked at each new flow and after a prune round, so that
+ * a flood of new sources resizes it as soon as it is half full, and the
+ * data path never allocates it.
+ */
+static void dfs_index_check_size(struct dfs_sched_data *q)
+{
+	if ((q->index_fill ||
+	     dfs_index_want(&q->index, q->btree.count)) &&
+	    time_after_eq(jiffies, q->index_retry))
+		queue_work(system_unbound_wq, &q->index_work);
+}
+
 /* Find the flow of a packet, in the cache first (Algorithm 1, line 4). */
 static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 				     const struct sk_buff *skb, u64 now)
@@ -360,7 +392,7 @@ static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 	struct flowkey key;
 
 	dfs_classify(q, skb, &key);
-	flow = dfs_repo_find(&q->cache, &q->btree, &key);
+	flow = dfs_repo_find(&q->cache, &q->index, &q->btree, &key);
 	if (flow)
 		return flow;
 
@@ -372,12 +404,13 @@ static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 	flow->key = key;
 	dfs_flow_init(flow, &q->params, now);
 	dfs_cpr_flow_init(&q->cpr_clock, &flow->cpr);
-	if (dfs_btree_insert(&q->btree, flow)) {
+	if (dfs_repo_insert(&q->index, &q->btree, flow)) {
 		kmem_cache_free(q->flow_cachep, flow);
 		goto overflow;
 	}
 	q->nflows++;
 	q->stats.new_flows++;
+	dfs_index_check_size(q);
 	return flow;
 
 overflow:
@@ -391,7 +424,8 @@ overflow:
 static void dfs_flow_place(struct dfs_sched_data *q, struct dfs_flow *flow)
 {
 	if (flow != &q->overflow.flow)
-		dfs_repo_place(&q->params, &q->cache, &q->btree, flow);
+		dfs_repo_place(&q->params, &q->cache, &q->index, &q->btree,
+			       flow);
 }
 
 /* The packet of @flow is dropped or CE marked as congestion: the flow
@@ -828,6 +862,7 @@ static void dfs_free_flow_cb(struct dfs_flow *flow, void *arg)
 struct dfs_grave {
 	struct work_struct	work;
 	struct dfs_btree	tree;
+	void			*index;		/* the index's memory */
 	struct kmem_cache	*cachep;	/* of its flows */
 	u32			freed;
 };
@@ -849,29 +884,37 @@ static void dfs_grave_work(struct work_struct *work)
 	struct dfs_grave *g = container_of(work, struct dfs_grave, work);
 
 	dfs_btree_destroy(&g->tree, dfs_grave_free_flow, g);
+	kvfree(g->index);
 	kfree(g);
 }
 
-/* Hand a large B-tree to the worker; a small one, or one without memory
- * for the hand-over, is freed here.
+/* Hand a large B-tree, and its index, to the worker; a small one, or one
+ * without memory for the hand-over, is freed here, the index emptied.
+ * An index handed over is replaced by none: index_work sizes the next.
  */
 static void dfs_btree_bury(struct dfs_sched_data *q)
 {
 	struct dfs_grave *g;
 
-	if (q->btree.count > DFS_FREE_INLINE) {
+	q->index_fill = false;
+	q->index_cursor_set = false;
+	if (q->btree.count > DFS_FREE_INLINE ||
+	    dfs_index_buckets(&q->index) > DFS_INDEX_INLINE) {
 		g = kzalloc(sizeof(*g), GFP_ATOMIC | __GFP_NOWARN);
 		if (g) {
 			INIT_WORK(&g->work, dfs_grave_work);
 			g->tree = q->btree;
+			g->index = q->index.b;
 			g->cachep = q->flow_cachep;
 			q->nflows -= q->btree.count;
 			dfs_btree_init(&q->btree, q->btree.order);
+			dfs_index_set(&q->index, NULL, 0);
 			queue_work(dfs_free_wq, &g->work);
 			return;
 		}
 	}
 	dfs_btree_destroy(&q->btree, dfs_free_flow_cb, q);
+	dfs_index_clear(&q->index);
 }
 
 /* Forget every flow, and free what sched fq still holds. */
@@ -1004,7 +1047,7 @@ static bool dfs_prune_batch(struct dfs_sched_data *q, u64 now)
 		q->prune_cursor_set = true;
 		if (dfs_flow_idle(q, flow)) {
 			dfs_verdict_pruned(q, flow, now);
-			dfs_btree_remove(&q->btree, &flow->key);
+			dfs_repo_remove(&q->index, &q->btree, flow);
 			dfs_flow_free(q, flow);
 			q->stats.pruned++;
 		}
@@ -1051,8 +1094,11 @@ static void dfs_prune_timer(struct timer_list *t)
 	if (!q->prune_active &&
 	    now - q->last_prune >= (u64)q->prune_ms * NSEC_PER_MSEC)
 		dfs_prune_start(q, now);
-	if (q->prune_active)
+	if (q->prune_active) {
 		q->prune_active = dfs_prune_batch(q, now);
+		if (!q->prune_active)
+			dfs_index_check_size(q);	/* fewer flows */
+	}
 	/* Go on at once while a round is under way, else check again in a
 	 * tenth of the interval (at most a second late).
 	 */
@@ -1065,6 +1111,59 @@ static void dfs_prune_timer(struct timer_list *t)
 	rcu_read_unlock();
 
 	mod_timer(&q->prune_timer, jiffies + next);
+}
+
+/*
+ * index_work: a new index of the size the flows want, put in place of the
+ * old under the qdisc lock, then filled from the tree a batch at a time,
+ * each under the lock (as the prune walks it), while packets look in the
+ * tree for what it lacks.  The memory is allocated here, where it may
+ * sleep: vmalloc's, past a few pages.
+ */
+static void dfs_index_work(struct work_struct *work)
+{
+	struct dfs_sched_data *q = container_of(work, struct dfs_sched_data,
+						index_work);
+	spinlock_t *root_lock;	/* the root qdisc's, found under RCU */
+	void *mem = NULL;
+	bool more;
+	u32 want;
+
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(q->sch));
+	spin_lock_bh(root_lock);
+	want = dfs_index_want(&q->index, q->btree.count);
+	spin_unlock_bh(root_lock);
+	rcu_read_unlock();
+
+	if (want) {
+		mem = kvzalloc(dfs_index_size(want), GFP_KERNEL | __GFP_NOWARN);
+		if (!mem) {
+			WRITE_ONCE(q->index_retry, jiffies + HZ);
+			return;
+		}
+	}
+	do {
+		rcu_read_lock();
+		root_lock = qdisc_lock(qdisc_root_sleeping(q->sch));
+		spin_lock_bh(root_lock);
+		/* the flows may have come or gone meanwhile: then not now */
+		if (mem && dfs_index_want(&q->index, q->btree.count) == want) {
+			swap(mem, q->index.b);
+			dfs_index_set(&q->index, q->index.b, want);
+			q->index_cursor_set = false;
+			q->index_fill = true;
+		}
+		more = q->index_fill &&
+		       dfs_repo_fill(&q->index, &q->btree, &q->index_cursor,
+				     &q->index_cursor_set, DFS_INDEX_BATCH);
+		q->index_fill = more;
+		spin_unlock_bh(root_lock);
+		rcu_read_unlock();
+		kvfree(mem);	/* the old index's, or the one not put in */
+		mem = NULL;
+		cond_resched();
+	} while (more);
 }
 
 static const struct netlink_range_validation dfs_limit_range = {
@@ -1384,6 +1483,10 @@ static int dfs_rebuild(struct dfs_sched_data *q, u32 order,
 	dfs_cache_free(&q->cache);
 	q->btree = nb;
 	q->cache = *nc;
+	/* same flows, same tags: the index holds, but for those */
+	q->index_fill = q->index.held < nb.count;
+	q->index_cursor_set = false;
+	dfs_index_check_size(q);
 	return 0;
 
 fail:
@@ -1753,7 +1856,9 @@ static void dfs_destroy(struct Qdisc *sch)
 	list_del_init(&q->verdict_list);
 	mutex_unlock(&dfs_verdict_mutex);
 	timer_delete_sync(&q->prune_timer);
+	cancel_work_sync(&q->index_work);
 	dfs_flows_destroy(sch);
+	kvfree(q->index.b);
 	/* The last events (a FLUSH, if any key was flagged) go now. */
 	cancel_delayed_work_sync(&q->verdict_work);
 	dfs_verdict_drain(q, false);
@@ -1773,6 +1878,8 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 
 	q->sch = sch;
 	timer_setup(&q->prune_timer, dfs_prune_timer, TIMER_DEFERRABLE);
+	INIT_WORK(&q->index_work, dfs_index_work);
+	q->index_retry = jiffies;
 	INIT_DELAYED_WORK(&q->verdict_work, dfs_verdict_work);
 	INIT_LIST_HEAD(&q->verdict_list);
 
@@ -1800,6 +1907,13 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	dfs_cpr_init(&q->cpr_clock, &q->cpr_params, now);
 
 	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
+	dfs_index_set(&q->index,
+		      kvzalloc(dfs_index_size(DFS_INDEX_MIN), GFP_KERNEL),
+		      DFS_INDEX_MIN);
+	if (!q->index.b) {
+		NL_SET_ERR_MSG_MOD(extack, "no memory for the flow index");
+		return -ENOMEM;
+	}
 	err = dfs_cache_init(&q->cache, DFS_DEFAULT_CACHE);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
@@ -1899,6 +2013,7 @@ nla_put_failure:
 static u64 dfs_memory_usage(const struct dfs_sched_data *q)
 {
 	return q->btree.mem +
+	       dfs_index_size(dfs_index_buckets(&q->index)) +
 	       (u64)q->nflows * kmem_cache_size(q->flow_cachep) +
 	       (u64)(q->fq.count + q->fq_spares) *
 	       kmem_cache_size(dfs_fq_cachep) +
@@ -1920,6 +2035,8 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->trending = q->trending;
 	st->active_flows = dfs_meter_active(&q->meter);
 	st->btree_height = q->btree.height;
+	st->index_flows = q->index.held;
+	st->index_buckets = dfs_index_buckets(&q->index);
 	st->wfs = q->wfs_ewma;
 	st->fair_rate = dfs_fair_rate(&q->params, &q->meter);
 	st->new_flows = q->stats.new_flows;

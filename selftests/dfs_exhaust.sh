@@ -11,9 +11,13 @@
 # the flood.  Asserted:
 #	- flows <= the cap, and the cap was reached (flows_overflow > 0)
 #	- memory_usage <= cap * 160 bytes (an 88-byte flow of sched fq, the
-#	  default, plus its share of B-tree nodes, ~12-17 bytes, and the
-#	  queues of the flows with packets, with margin) and stays flat once
-#	  the cap is reached; the dfs_flow_fq slab grows by at most the cap
+#	  default, plus its share of B-tree nodes, ~12-17 bytes, of the hash
+#	  index, 15-29, and the queues of the flows with packets, with
+#	  margin) and stays flat once the cap is reached; the dfs_flow_fq
+#	  slab grows by at most the cap
+#	- the index, resized by its worker as the flood added flows, holds
+#	  every flow of the B-tree, at most 7/8 full: packets of known flows
+#	  and the flood's misses are answered by it, not by the tree
 #	- the TCP flows keep >= 50% of their baseline throughput
 #	- the backlog returns to 0 when the traffic stops
 #
@@ -138,6 +142,7 @@ sleep 4
 read -r MEM1 FLOWS1 <<<"$(dfs_json memory_usage flows)"
 read -r FLOOD FLOOD_FLOWS <<<"$(tcp_window $((SECS - 8)))"
 read -r MEM2 FLOWS2 OVF NEW MAL <<<"$(dfs_json memory_usage flows flows_overflow new_flows malicious)"
+read -r BT_FLOWS IX_FLOWS IX_BUCKETS <<<"$(dfs_json btree_flows index_flows index_buckets)"
 SLAB2=$(slab_objects)
 # The flows DFS holds in its cache (malicious ones), text only in tc 6.1.
 CACHED=$(in_ns r tc -s class show dev "$R_OUT" | awk '$1 == "src" { printf "%s%s", sep, $2; sep = "," }')
@@ -171,6 +176,13 @@ if [ "$SLAB0" -ge 0 ]; then
 	check_err $? "dfs_flow_fq slab grew by $((SLAB2 - SLAB0)) objects"
 fi
 log_test "spoofed flood: flows capped at $FLOWS, memory_usage $((MEM2 / 1024)) KiB"
+
+RET=0
+[ "$IX_FLOWS" -eq "$BT_FLOWS" ] && [ "$BT_FLOWS" -gt $((FLOWS / 2)) ]
+check_err $? "the index holds $IX_FLOWS of the B-tree's $BT_FLOWS flows"
+[ $((IX_BUCKETS * 5 * 7 / 8)) -ge "$BT_FLOWS" ]
+check_err $? "$IX_BUCKETS buckets for $BT_FLOWS flows: not resized"
+log_test "spoofed flood: the index holds all $BT_FLOWS flows, $IX_BUCKETS buckets"
 
 RET=0
 [ "$PCT" -ge 50 ]

@@ -707,6 +707,8 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 	QD_U32(trending, " trending %u");
 	QD_U32(active_flows, " active_flows %u");
 	QD_U32(btree_height, " btree_height %u");
+	QD_U32(index_flows, " index_flows %u");
+	QD_U32(index_buckets, " index_buckets %u");
 	print_nl();
 	if (DFS_HAS(len, qdisc_stats.wfs))
 		print_size(PRINT_ANY, "wfs", "  wfs %s", st->wfs);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness of the DFS flow repository: the B-tree (dfs_btree.c)
- * and the malicious-flow cache (dfs_cache.c), driven by a sequence of
- * operations decoded from the input and checked against a reference, a
- * presence array over a small key space, after every step:
+ * libFuzzer harness of the DFS flow repository: the B-tree (dfs_btree.c),
+ * its index (dfs_index.c) and the malicious-flow cache (dfs_cache.c), as
+ * dfs_repo.h puts them together, driven by a sequence of operations
+ * decoded from the input and checked against a reference, a presence
+ * array over a small key space, after every step:
  *
  *   - lookup, insert (with injected allocation failures), remove, next()
  *     and the ordered walk agree with the reference;
@@ -11,6 +12,11 @@
  *     equal leaf depth, the counters) holds after every operation;
  *   - a flow moved to the cache is found there and not in the tree, as
  *     the qdisc moves flows that become malicious, and back;
+ *   - the index holds only flows of the tree, each in the bucket pair of
+ *     its tag (dfs_index_check()), whatever its size (1 to 64 buckets,
+ *     so that full pairs, moves and flows left out happen), through
+ *     resizes and the fill that follows them; a miss in the repository
+ *     is a miss in the tree;
  *   - destroy visits every flow once, and ASan sees no leak.
  *
  * Input: byte 0 the order (2..33), byte 1 the cache size (0..15) and in
@@ -18,8 +24,7 @@
  * searches run through equal tags to the keys), else random; then
  * operations of two bytes (op, key).
  */
-#include "dfs_btree.h"
-#include "dfs_cache.h"
+#include "dfs_repo.h"
 #include "fuzz_input.h"
 
 #define NKEYS	256
@@ -29,6 +34,8 @@ enum { IN_NONE, IN_TREE, IN_CACHE };
 static struct dfs_flow flows[NKEYS];
 static u8 where[NKEYS];
 static struct dfs_btree bt;
+static struct dfs_index ix;
+static void *ix_mem;
 
 
 /* Keys differ in every word, top bits included, so every word of the
@@ -98,6 +105,22 @@ static void destroy_fn(struct dfs_flow *f, void *arg)
 	(*(u32 *)arg)++;
 }
 
+static u32 tag_of(const struct dfs_flow *f, void *arg)
+{
+	FUZZ_ASSERT(where[idx(f)] == IN_TREE);
+	return dfs_btree_tag(&bt, &f->key);
+}
+
+/* A new index of 2^(@k % 7) buckets, filled a step at a time after. */
+static void index_resize(u8 k)
+{
+	u32 buckets = 1U << (k % 7);
+
+	free(ix_mem);
+	ix_mem = calloc(buckets, sizeof(struct dfs_index_bucket));
+	dfs_index_set(&ix, ix_mem, buckets);
+}
+
 /* Tags with collisions: searches that must go on to the keys. */
 static void set_seeds(u8 mode)
 {
@@ -112,6 +135,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct dfs_cache cache;
 	struct walk_state w;
+	struct flowkey cursor;
+	bool cursor_set = false;
 	struct dfs_flow *f;
 	u32 i, n, bt_count;
 	int err;
@@ -125,46 +150,57 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	set_seeds(data[1] >> 4);
 	if (dfs_cache_init(&cache, data[1] % 16))
 		return 0;
+	index_resize(data[0] >> 5);
 
 	for (i = 2; i + 1 < size; i += 2) {
 		u8 op = data[i], k = data[i + 1];
 		struct dfs_flow *fl = &flows[k];
 
-		switch (op % 8) {
+		switch (op % 10) {
 		case 0:		/* insert, as a new flow */
 		case 1:
 			if (where[k] == IN_CACHE)	/* the qdisc never does */
 				break;
-			err = dfs_btree_insert(&bt, fl);
-			FUZZ_ASSERT(err == (where[k] == IN_TREE ? -EEXIST : 0));
+			if (where[k] == IN_TREE) {
+				err = dfs_btree_insert(&bt, fl);
+				FUZZ_ASSERT(err == -EEXIST);
+				break;
+			}
+			err = dfs_repo_insert(&ix, &bt, fl);
+			FUZZ_ASSERT(!err);
 			where[k] = IN_TREE;
 			break;
 		case 2:		/* insert while the n-th allocation fails */
 			if (where[k] == IN_CACHE)
 				break;
-			dfs_user_allocs = 0;
-			dfs_user_alloc_fail_every = 1 + op / 8 % 3;
-			err = dfs_btree_insert(&bt, fl);
-			dfs_user_alloc_fail_every = 0;
-			/* A full root is split before the key is found. */
 			if (where[k] == IN_TREE)
-				FUZZ_ASSERT(err == -EEXIST || err == -ENOMEM);
-			else if (!err)
+				break;
+			dfs_user_allocs = 0;
+			dfs_user_alloc_fail_every = 1 + op / 16 % 3;
+			err = dfs_repo_insert(&ix, &bt, fl);
+			dfs_user_alloc_fail_every = 0;
+			if (!err)
 				where[k] = IN_TREE;
 			else
 				FUZZ_ASSERT(err == -ENOMEM);
 			break;
 		case 3:		/* remove (prune, or a flow going to the cache) */
-			f = dfs_btree_remove(&bt, &fl->key);
-			FUZZ_ASSERT(f == (where[k] == IN_TREE ? fl : NULL));
-			if (f)
+			if (where[k] == IN_TREE) {
+				dfs_repo_remove(&ix, &bt, fl);
 				where[k] = IN_NONE;
+			}
+			FUZZ_ASSERT(!dfs_btree_remove(&bt, &fl->key));
 			break;
-		case 4:		/* lookup, both places, as classify does */
+		case 4:		/* lookup, each place, as classify does */
 			f = dfs_cache_lookup(&cache, &fl->key);
 			FUZZ_ASSERT(f == (where[k] == IN_CACHE ? fl : NULL));
 			f = dfs_btree_lookup(&bt, &fl->key);
 			FUZZ_ASSERT(f == (where[k] == IN_TREE ? fl : NULL));
+			f = dfs_index_find(&ix, dfs_btree_tag(&bt, &fl->key),
+					   &fl->key);
+			FUZZ_ASSERT(!f || (f == fl && where[k] == IN_TREE));
+			if (!f && where[k] == IN_TREE)
+				FUZZ_ASSERT(ix.held < bt.count);
 			break;
 		case 5:		/* next(), as the incremental prune walks */
 			f = dfs_btree_next(&bt, op & 0x80 ? NULL : &fl->key);
@@ -176,12 +212,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 					FUZZ_ASSERT(cache.count == cache.size);
 					break;
 				}
-				FUZZ_ASSERT(dfs_btree_remove(&bt, &fl->key) == fl);
+				dfs_repo_remove(&ix, &bt, fl);
 				where[k] = IN_CACHE;
 			} else if (where[k] == IN_CACHE) {
 				FUZZ_ASSERT(dfs_cache_remove(&cache, fl));
 				where[k] = IN_NONE;
-				if (!dfs_btree_insert(&bt, fl))
+				if (!dfs_repo_insert(&ix, &bt, fl))
 					where[k] = IN_TREE;
 			} else {
 				FUZZ_ASSERT(!dfs_cache_remove(&cache, fl));
@@ -194,7 +230,22 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			n = ref_count(IN_TREE);
 			FUZZ_ASSERT(w.n == (k && k < n ? k : n));
 			break;
+		case 8:		/* a new index, or a step of its fill */
+			if (op & 0x80) {
+				index_resize(k);
+				cursor_set = false;
+			} else {
+				dfs_repo_fill(&ix, &bt, &cursor, &cursor_set,
+					      1 + k % 8);
+			}
+			break;
+		case 9:		/* the repository's lookup, as enqueue's */
+			f = dfs_repo_find(&cache, &ix, &bt, &fl->key);
+			FUZZ_ASSERT(f == (where[k] == IN_NONE ? NULL : fl));
+			break;
 		}
+		FUZZ_ASSERT(!dfs_index_check(&ix, tag_of, NULL));
+		FUZZ_ASSERT(ix.held <= bt.count);
 		FUZZ_ASSERT(!dfs_btree_check(&bt));
 		FUZZ_ASSERT(bt.count == ref_count(IN_TREE));
 		FUZZ_ASSERT(cache.count == ref_count(IN_CACHE));
@@ -207,5 +258,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	FUZZ_ASSERT(n == bt_count && !ref_count(IN_TREE));
 	FUZZ_ASSERT(!bt.root && !bt.count && !bt.nodes && !bt.mem);
 	dfs_cache_free(&cache);
+	free(ix_mem);
+	ix_mem = NULL;
 	return 0;
 }

@@ -127,6 +127,8 @@ struct tc_dfs_qd_stats {
 				 * the pool full, queued with their key's
 				 * first flow
 				 */
+	__u32	index_flows;	/* B-tree flows the hash index holds */
+	__u32	index_buckets;	/* its size, 64-byte buckets of 5 */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */

@@ -64,6 +64,13 @@ typedef unsigned int gfp_t;
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+
+static inline u64 roundup_pow_of_two(u64 n)
+{
+	return n <= 1 ? 1 : 1ULL << (64 - __builtin_clzll(n - 1));
+}
+
 /* Fault injection for the allocation-failure paths of the tests. */
 extern unsigned long dfs_user_alloc_fail_every;
 extern unsigned long dfs_user_allocs;	/* counts allocations */
