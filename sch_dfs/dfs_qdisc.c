@@ -97,7 +97,7 @@
 #define DFS_REBUILD_MAX		65536	/* decimal: the extack names it */
 /* Reset and destroy free a B-tree of more flows than this in a worker. */
 #define DFS_FREE_INLINE		4096
-/* and an index of more buckets than this (64 KiB; 4 KiB a row is cleared) */
+/* and an index of more buckets than this (64 KiB, else cleared in place) */
 #define DFS_INDEX_INLINE	1024
 /* Flows the index worker adds under one hold of the qdisc lock. */
 #define DFS_INDEX_BATCH		1024
@@ -373,14 +373,14 @@ static void dfs_flow_free(struct dfs_sched_data *q, struct dfs_flow *flow)
 /*
  * The index wants another size, or has a fill to go on with: index_work
  * does either.  Asked at each new flow and after a prune round, so that
- * a flood of new sources resizes it as soon as it is half full, and the
- * data path never allocates it.
+ * a flood of new sources resizes it as soon as it is seven eighths full,
+ * and the data path never allocates it.
  */
 static void dfs_index_check_size(struct dfs_sched_data *q)
 {
 	if ((q->index_fill ||
 	     dfs_index_want(&q->index, q->btree.count)) &&
-	    time_after_eq(jiffies, q->index_retry))
+	    time_after_eq(jiffies, READ_ONCE(q->index_retry)))
 		queue_work(system_unbound_wq, &q->index_work);
 }
 
