@@ -85,32 +85,44 @@ bool dfs_index_add(struct dfs_index *x, u32 tag, struct dfs_flow *flow)
 	return true;
 }
 
-static int dfs_index_find_way(const struct dfs_index *x, u32 i, u32 tag,
+static int dfs_index_find_way(const struct dfs_index_bucket *bk,
 			      const struct dfs_flow *flow)
 {
 	int w;
 
 	for (w = 0; w < DFS_INDEX_WAYS; w++)
-		if (x->b[i].flow[w] == flow)
+		if (bk->flow[w] == flow)
 			return w;
 	return -1;
+}
+
+/*
+ * The way of @flow, of tag @tag, with its bucket in *@i; -1 if the index
+ * does not hold it.  The second bucket only when the first has spilled,
+ * as dfs_index_find() looks.
+ */
+static int dfs_index_locate(const struct dfs_index *x, u32 tag,
+			    const struct dfs_flow *flow, u32 *i)
+{
+	int w;
+
+	if (!x->held)
+		return -1;
+	*i = dfs_index_first(x, tag);
+	w = dfs_index_find_way(&x->b[*i], flow);
+	if (w >= 0 || !x->b[*i].spill)
+		return w;
+	*i = dfs_index_other(x, *i, tag);
+	return dfs_index_find_way(&x->b[*i], flow);
 }
 
 bool dfs_index_del(struct dfs_index *x, u32 tag, const struct dfs_flow *flow)
 {
 	u32 i;
-	int w;
+	int w = dfs_index_locate(x, tag, flow, &i);
 
-	if (!x->held)
+	if (w < 0)
 		return false;
-	i = dfs_index_first(x, tag);
-	w = dfs_index_find_way(x, i, tag, flow);
-	if (w < 0) {
-		i = dfs_index_other(x, i, tag);
-		w = dfs_index_find_way(x, i, tag, flow);
-		if (w < 0)
-			return false;
-	}
 	x->b[i].flow[w] = NULL;
 	x->b[i].tag[w] = 0;
 	x->held--;
@@ -122,12 +134,7 @@ bool dfs_index_has(const struct dfs_index *x, u32 tag,
 {
 	u32 i;
 
-	if (!x->held)
-		return false;
-	i = dfs_index_first(x, tag);
-	return dfs_index_find_way(x, i, tag, flow) >= 0 ||
-	       dfs_index_find_way(x, dfs_index_other(x, i, tag), tag,
-				  flow) >= 0;
+	return dfs_index_locate(x, tag, flow, &i) >= 0;
 }
 
 u32 dfs_index_want(const struct dfs_index *x, u32 flows)

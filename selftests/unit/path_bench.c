@@ -7,8 +7,9 @@
  * index resized as the module's worker does, here at once), the bitrate
  * window, wfs and Algorithm 3, the move between cache and tree; in sched
  * fq also the packet's queue and one dequeue by the flow scheduler (DRR
- * and CoDel), so the queue stays at a constant length.  The flood row: packets of
- * four sources already marked malicious, found in the cache and dropped.
+ * and CoDel), so the queue stays at a constant length.  The flood row:
+ * packets of four sources already marked malicious, found in the cache
+ * and dropped.
  * The spoofed row: every packet a source never seen, with the table at
  * its cap of 1M flows, so each misses the cache and the index (which
  * holds every flow of the tree, so the tree is not searched) and is
@@ -333,7 +334,8 @@ enum traffic { KNOWN, FLOOD, SPOOFED, TREE_ONLY };
 /*
  * @nflows flows of random keys, each known before the rounds start, and
  * packets of them (KNOWN), of four of them marked malicious and cached
- * (FLOOD), or of sources never seen (SPOOFED: @nflows is then the cap).
+ * (FLOOD), or of sources never seen (SPOOFED: @nflows is then the cap);
+ * TREE_ONLY is KNOWN with no index.
  */
 static struct figure run(u32 nflows, bool fq_mode, enum traffic traffic,
 			 const struct flowkey *keys, const u32 *pick,
