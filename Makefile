@@ -93,9 +93,9 @@ else
 	tools/build-modules.sh $(KDIR) $(MODDIR)
 endif
 
-# The selftests' test device and test qdisc (selftests/drivers/), never
-# installed.
-TEST_DRIVERS := pushback peekdrop fkcheck
+# The selftests' test devices and test qdiscs (selftests/drivers/), never
+# installed; tools/build-modules.sh builds the same.
+TEST_DRIVERS := pushback peekdrop fkcheck mqlink
 test-modules: modules
 ifeq ($(KERNEL),)
 	for d in $(TEST_DRIVERS); do \

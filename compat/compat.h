@@ -45,6 +45,20 @@
 #define timer_delete_sync(timer) del_timer_sync(timer)
 #endif
 
+/* 6.13 added hrtimer_setup(), which sets the callback with the rest;
+ * 6.15 removed hrtimer_init().
+ */
+#ifndef COMPAT_HAVE_HRTIMER_SETUP
+#include <linux/hrtimer.h>
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*function)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
 /* 6.9 moved the module aliases that autoload qdiscs and classifiers to
  * these names ("net-sch-dfs"); before, "sch_dfs" was asked for by the
  * module's file name, so the alias is harmless there.

@@ -28,13 +28,21 @@ while IFS= read -r -d '' f; do
 done < <(source_files "$REPO" Kbuild compat sch_dfs sch_stfq cls_lrufq sch_hishape include \
 		      selftests/drivers)
 
-# The modules, then the selftests' test device and qdiscs (never installed).
+# The modules, then the selftests' test devices and qdiscs (never
+# installed), as the Makefile's TEST_DRIVERS.
+DRIVERS="pushback peekdrop fkcheck mqlink"
+DRIVER_KOS="pushback/pushback.ko peekdrop/sch_peekdrop.ko fkcheck/sch_fkcheck.ko mqlink/mqlink.ko"
 log=$OUT/build.log
 jobs=-j${JOBS:-$(nproc)}
-if ! { make "$jobs" -C "$KDIR" M="$OUT" W=1 modules &&
-       make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/pushback" W=1 modules &&
-       make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/peekdrop" W=1 modules &&
-       make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/fkcheck" W=1 modules; } > "$log" 2>&1; then
+build_all() {
+	local d
+
+	make "$jobs" -C "$KDIR" M="$OUT" W=1 modules || return 1
+	for d in $DRIVERS; do
+		make "$jobs" -C "$KDIR" M="$OUT/selftests/drivers/$d" W=1 modules || return 1
+	done
+}
+if ! build_all > "$log" 2>&1; then
 	cat "$log" >&2
 	echo "build-modules: FAIL: the build against $KDIR failed" >&2
 	exit 1
@@ -46,9 +54,7 @@ fi
 uts=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 	"$KDIR/include/generated/utsrelease.h")
 for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko sch_hishape/sch_hishape.ko \
-	  selftests/drivers/pushback/pushback.ko \
-	  selftests/drivers/peekdrop/sch_peekdrop.ko \
-	  selftests/drivers/fkcheck/sch_fkcheck.ko; do
+	  $(printf 'selftests/drivers/%s ' $DRIVER_KOS); do
 	[ -f "$OUT/$ko" ] || { echo "build-modules: FAIL: no $ko" >&2; exit 1; }
 	# One vermagic, this kernel's: a stale <module>.mod.c in OUTDIR
 	# (from a copy made before build-modules skipped build products)
@@ -61,4 +67,4 @@ for ko in sch_dfs/sch_dfs.ko sch_stfq/sch_stfq.ko cls_lrufq/cls_lrufq.ko sch_his
 		exit 1
 	fi
 done
-echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 4 modules and the test device and qdiscs, W=1, no warning"
+echo "build-modules: $(modinfo -F vermagic "$OUT/sch_dfs/sch_dfs.ko" | awk '{print $1}'): 4 modules and the test devices and qdiscs, W=1, no warning"
