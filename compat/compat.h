@@ -59,12 +59,22 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
+/* 7.0 exported mq's helpers (net/sch_priv.h) in namespace
+ * NET_SCHED_INTERNAL, which a module imports by a string (6.13's form).
+ * Before, compat/include/net/sch_priv.h carries them, and there is
+ * nothing to import.
+ */
+#ifndef COMPAT_HAVE_MQ_INIT_COMMON
+#undef MODULE_IMPORT_NS
+#define MODULE_IMPORT_NS(ns)
+#endif
+
 /* 6.9 moved the module aliases that autoload qdiscs and classifiers to
- * these names ("net-sch-dfs"); before, "sch_dfs" was asked for by the
- * module's file name, so the alias is harmless there.
+ * these names ("net-sch-dfs"); before, "sch_<kind>" was asked for: the
+ * module's file name for dfs, an alias for dfs_mq.
  */
 #ifndef MODULE_ALIAS_NET_SCH
-#define MODULE_ALIAS_NET_SCH(id) MODULE_ALIAS("net-sch-" id)
+#define MODULE_ALIAS_NET_SCH(id) MODULE_ALIAS("sch_" id)
 #endif
 #ifndef MODULE_ALIAS_NET_CLS
 #define MODULE_ALIAS_NET_CLS(id) MODULE_ALIAS("net-cls-" id)

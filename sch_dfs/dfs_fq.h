@@ -91,6 +91,9 @@ static inline bool dfs_codel_after_eq(u32 a, u32 b)
 struct dfs_drr {
 	struct dfs_drr	*next;		/* in its new or old list */
 	s32		deficit;	/* bytes it may still send this round */
+	u32		split;		/* it gets quantum / split a round; 0
+					 * or 1: all of it (dfs_fq_key_split())
+					 */
 };
 
 /* A list of them, a ring: its tail's next is its head. */
@@ -282,7 +285,7 @@ static inline struct dfs_drr *dfs_drr_next(struct dfs_drr_list *new_l,
 		d = dfs_drr_head(*l);
 		if (!d || d->deficit > 0)
 			return d;
-		d->deficit += quantum;
+		d->deficit += d->split > 1 ? quantum / d->split : quantum;
 		dfs_drr_pop(*l);
 		dfs_drr_add(old_l, d);
 	}
@@ -341,6 +344,7 @@ static inline void dfs_fq_activate(struct dfs_fq_sched *s,
 	k->q.ok_to_drop = false;
 	k->q.tagged = false;		/* tag unset */
 	k->drr.deficit = p->quantum;
+	k->drr.split = 0;
 	dfs_drr_add(&s->new_keys, &k->drr);
 	s->count++;
 	st->new_flows++;
@@ -353,9 +357,20 @@ static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_key *k,
 	if (!fq->key) {
 		fq->key = k;
 		fq->drr.deficit = p->quantum;
+		fq->drr.split = 0;
 		dfs_drr_add(&k->new_q, &fq->drr);
 	}
 	return fq;
+}
+
+/*
+ * @k's share of the round over keys is 1/@split of a key's: under dfs_mq
+ * a key active on @split tx queues takes a share on each, and so gets
+ * what one key gets over all of them.
+ */
+static inline void dfs_fq_key_split(struct dfs_fq_key *k, u32 split)
+{
+	k->drr.split = split;
 }
 
 /*

@@ -76,6 +76,7 @@
 #include "dfs_repo.h"
 #include "dfs_fq.h"
 #include "dfs_verdict.h"
+#include "dfs_mq.h"
 
 #define DFS_DEFAULT_MEMORY	SZ_32M		/* fq_codel's memory_limit */
 #define DFS_DEFAULT_FLOWS	65536
@@ -175,6 +176,7 @@ struct dfs_stats {
 	u64	drop_nomem;
 	u64	drop_overmemory;
 	u64	drop_cpr;
+	u64	drop_shared;	/* dfs_mq: flagged by another queue */
 };
 
 struct dfs_sched_data {
@@ -249,6 +251,13 @@ struct dfs_sched_data {
 	struct dfs_verdicts	*verdicts;
 	struct delayed_work	verdict_work;
 	struct list_head	verdict_list;
+
+	/* The dfs_mq root this is queue mq_queue of: the root alone
+	 * configures it, and the keys it flags are marked there for all
+	 * queues (dfs_mq.h).
+	 */
+	struct dfs_mq		*mq;
+	u16			mq_queue;
 };
 
 static struct kmem_cache *dfs_flow_cachep __read_mostly;
@@ -347,20 +356,32 @@ static void dfs_verdict_change(struct dfs_sched_data *q,
 			       const struct dfs_flow *flow, u32 old_flags,
 			       u64 now)
 {
+	bool flagged = flow->flags & DFS_F_FLAGGED;
+
 	if (!((old_flags ^ flow->flags) & DFS_F_FLAGGED))
 		return;
-	dfs_verdict_queue(q, flow->flags & DFS_F_FLAGGED ?
-			  DFS_VERDICT_CMD_FLAG : DFS_VERDICT_CMD_RELEASE,
+	dfs_verdict_queue(q, flagged ? DFS_VERDICT_CMD_FLAG :
+				       DFS_VERDICT_CMD_RELEASE,
 			  flow, old_flags, DFS_VERDICT_CAUSE_JUDGED, now);
+	/* The overflow flow is no key: its sources are not known. */
+	if (q->mq && flow != &q->overflow.flow) {
+		if (flagged)
+			dfs_mq_mark(q->mq, q->mq_queue, &flow->key);
+		else
+			dfs_mq_unmark(q->mq, q->mq_queue, &flow->key);
+	}
 }
 
 /* A flagged flow is pruned: forgotten, so no longer flagged. */
 static void dfs_verdict_pruned(struct dfs_sched_data *q,
 			       const struct dfs_flow *flow, u64 now)
 {
-	if (flow->flags & DFS_F_FLAGGED)
-		dfs_verdict_queue(q, DFS_VERDICT_CMD_RELEASE, flow,
-				  flow->flags, DFS_VERDICT_CAUSE_PRUNED, now);
+	if (!(flow->flags & DFS_F_FLAGGED))
+		return;
+	dfs_verdict_queue(q, DFS_VERDICT_CMD_RELEASE, flow, flow->flags,
+			  DFS_VERDICT_CAUSE_PRUNED, now);
+	if (q->mq)
+		dfs_mq_unmark(q->mq, q->mq_queue, &flow->key);
 }
 
 static void dfs_flow_free(struct dfs_sched_data *q, struct dfs_flow *flow)
@@ -384,15 +405,13 @@ static void dfs_index_check_size(struct dfs_sched_data *q)
 		queue_work(system_unbound_wq, &q->index_work);
 }
 
-/* Find the flow of a packet, in the cache first (Algorithm 1, line 4). */
+/* Find the flow of a key, in the cache first (Algorithm 1, line 4). */
 static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
-				     const struct sk_buff *skb, u64 now)
+				     const struct flowkey *key, u64 now)
 {
 	struct dfs_flow *flow;
-	struct flowkey key;
 
-	dfs_classify(q, skb, &key);
-	flow = dfs_repo_find(&q->cache, &q->index, &q->btree, &key);
+	flow = dfs_repo_find(&q->cache, &q->index, &q->btree, key);
 	if (flow)
 		return flow;
 
@@ -401,7 +420,7 @@ static struct dfs_flow *dfs_flow_get(struct dfs_sched_data *q,
 	flow = kmem_cache_zalloc(q->flow_cachep, GFP_ATOMIC | __GFP_NOWARN);
 	if (!flow)
 		goto overflow;
-	flow->key = key;
+	flow->key = *key;
 	dfs_flow_init(flow, &q->params, now);
 	dfs_cpr_flow_init(&q->cpr_clock, &flow->cpr);
 	if (dfs_repo_insert(&q->index, &q->btree, flow)) {
@@ -494,7 +513,7 @@ static void dfs_fq_tell_drops(struct dfs_sched_data *q, struct Qdisc *sch)
  * has none.
  */
 static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
-		      struct dfs_flow *flow, u64 now)
+		      struct dfs_flow *flow, u64 now, bool new_epoch)
 {
 	struct dfs_flow_fq *ff = dfs_flow_fq(flow);
 	struct dfs_fq_key *k = ff->fk;
@@ -513,7 +532,14 @@ static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 		}
 		ff->fk = k;
 		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, k, flow);
+		new_epoch = true;
 	}
+	/* dfs_mq: the key's share of this queue's round, by the queues it
+	 * is active on, each time it comes back and once an epoch.
+	 */
+	if (unlikely(q->mq) && new_epoch && flow != &q->overflow.flow)
+		dfs_fq_key_split(k, dfs_mq_spread(q->mq, q->mq_queue,
+						  &flow->key));
 	fq = dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, skb,
 			  &dfs_fq_ops, q->sch);
 	skb->next = NULL;
@@ -534,15 +560,24 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	unsigned int len = qdisc_pkt_len(skb);
 	enum dfs_verdict verdict;
 	struct dfs_flow *flow;
+	struct flowkey key;
 	u64 now = ktime_get_ns();
 	u64 fair_rate;
-	u32 wfs, flags;
+	u32 wfs, flags, epoch;
 
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
 	dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
 	dfs_cpr_link(&q->cpr_clock, &q->cpr_params,
 		     p->bandwidth ? p->bandwidth : q->meter.deq_rate);
-	flow = dfs_flow_get(q, skb, now);
+	dfs_classify(q, skb, &key);
+	/* Another queue of dfs_mq flagged the key: refused before it takes
+	 * a flow here, as this queue's own verdict would refuse it.
+	 */
+	if (unlikely(q->mq) && dfs_mq_refused(q->mq, q->mq_queue, &key)) {
+		q->stats.drop_shared++;
+		goto congestion_drop;
+	}
+	flow = dfs_flow_get(q, &key, now);
 	/* A held flow's bytes are counted over its hold in one bitrate
 	 * window, which dfs_cpr_judge() closes each DFS_CPR_HOLD_NS: a rate
 	 * over bursts and the gaps between them, whatever the flow's phase.
@@ -588,6 +623,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	if (verdict == DFS_MARK)
 		dfs_congested(q, flow);
+	epoch = flow->epoch;
 	dfs_meter_seen(&q->meter, flow);
 
 	if (unlikely(sch->qstats.backlog + len > p->limit)) {
@@ -608,7 +644,8 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->stats.ecn_marked++;
 	}
 
-	if (dfs_fq_mode(q) && dfs_fq_add(q, skb, flow, now)) {
+	if (dfs_fq_mode(q) &&
+	    dfs_fq_add(q, skb, flow, now, flow->epoch != epoch)) {
 		q->stats.drop_nomem++;
 		return qdisc_drop(skb, sch, to_free);
 	}
@@ -929,6 +966,8 @@ static void dfs_flows_destroy(struct Qdisc *sch)
 	if (q->flagged)
 		dfs_verdict_queue(q, DFS_VERDICT_CMD_FLUSH, NULL, 0, 0,
 				  ktime_get_ns());
+	if (q->flagged && q->mq)
+		dfs_mq_unmark_queue(q->mq, q->mq_queue);
 	dfs_fq_purge(&q->fq, &dfs_fq_purge_ops, sch);
 	q->fq_stats.drop_count = 0;
 	q->fq_stats.drop_len = 0;
@@ -1545,8 +1584,8 @@ static void *dfs_fq_pool_new(struct netlink_ext_ack *extack)
 	return pool;
 }
 
-static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
-		      struct netlink_ext_ack *extack)
+int dfs_configure(struct Qdisc *sch, struct nlattr *opt,
+		  struct netlink_ext_ack *extack)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_DFS_MAX + 1];
@@ -1644,6 +1683,35 @@ static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_unlock(sch);
 	kvfree(old_pool);
 	return 0;
+}
+
+static int dfs_change(struct Qdisc *sch, struct nlattr *opt,
+		      struct netlink_ext_ack *extack)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+
+	if (q->mq) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "a queue of dfs_mq; change the dfs_mq root");
+		return -EOPNOTSUPP;
+	}
+	return dfs_configure(sch, opt, extack);
+}
+
+u64 dfs_rate_interval_ns(struct Qdisc *sch)
+{
+	const struct dfs_sched_data *q = qdisc_priv(sch);
+
+	return READ_ONCE(q->params.rate_interval_ns);
+}
+
+/* Before the root attaches it: no packet has come yet. */
+void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+
+	q->mq = mq;
+	q->mq_queue = queue;
 }
 
 /* The qdiscs a verdict dump may ask for; a dump holds the mutex, so the
@@ -1932,7 +2000,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	dfs_meter_start(q, now);
 
 	if (opt) {
-		err = dfs_change(sch, opt, extack);
+		err = dfs_configure(sch, opt, extack);
 		if (err)
 			return err;
 	} else {
@@ -2021,11 +2089,9 @@ static u64 dfs_memory_usage(const struct dfs_sched_data *q)
 	       q->cache.size * sizeof(struct dfs_cache_slot);
 }
 
-static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+void dfs_qd_stats(struct Qdisc *sch, struct tc_dfs_qd_stats *st)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
-	struct tc_dfs_xstats xst = { .type = TCA_DFS_XSTATS_QDISC };
-	struct tc_dfs_qd_stats *st = &xst.qdisc_stats;
 
 	sch_tree_lock(sch);
 	st->flows = q->nflows;
@@ -2064,8 +2130,15 @@ static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st->drop_cpr = q->stats.drop_cpr;
 	st->cpr_surges = q->cpr_clock.surges;
 	st->cpr_period = div_u64(q->cpr_clock.period_ns, NSEC_PER_USEC);
+	st->drop_shared = q->stats.drop_shared;
 	sch_tree_unlock(sch);
+}
 
+static int dfs_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct tc_dfs_xstats xst = { .type = TCA_DFS_XSTATS_QDISC };
+
+	dfs_qd_stats(sch, &xst.qdisc_stats);
 	return gnet_stats_copy_app(d, &xst, sizeof(xst));
 }
 
@@ -2156,7 +2229,7 @@ static const struct Qdisc_class_ops dfs_class_ops = {
 	.walk		= dfs_walk,
 };
 
-static struct Qdisc_ops dfs_qdisc_ops __read_mostly = {
+struct Qdisc_ops dfs_qdisc_ops __read_mostly = {
 	.cl_ops		= &dfs_class_ops,
 	.id		= "dfs",
 	.priv_size	= sizeof(struct dfs_sched_data),
@@ -2196,11 +2269,16 @@ static int __init dfs_module_init(void)
 	if (err)
 		goto err;
 	err = register_qdisc(&dfs_qdisc_ops);
+	if (err)
+		goto err_verdict;
+	err = register_qdisc(&dfs_mq_qdisc_ops);
 	if (err) {
-		dfs_verdict_unregister();
-		goto err;
+		unregister_qdisc(&dfs_qdisc_ops);
+		goto err_verdict;
 	}
 	return 0;
+err_verdict:
+	dfs_verdict_unregister();
 err:
 	if (dfs_free_wq)
 		destroy_workqueue(dfs_free_wq);
@@ -2210,6 +2288,7 @@ err:
 
 static void __exit dfs_module_exit(void)
 {
+	unregister_qdisc(&dfs_mq_qdisc_ops);
 	unregister_qdisc(&dfs_qdisc_ops);
 	dfs_verdict_unregister();
 	destroy_workqueue(dfs_free_wq);	/* the last flows freed */

@@ -241,6 +241,9 @@ build_plugins() {
 		mv "$so.tmp" "$so"
 		check_exports "$so"
 	done
+	# A qdisc of another plugin's file: tc dlopen()s q_KIND.so, and
+	# q_dfs.c holds dfs_mq too.
+	ln -sfn q_dfs.so "$OUT/lib/q_dfs_mq.so"
 }
 
 check_uapi() {

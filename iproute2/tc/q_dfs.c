@@ -92,7 +92,7 @@ static int dfs_get_name(__u32 *val, const char *what, const char *arg,
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... dfs [ limit BYTES ] [ memory_limit BYTES ]\n"
+		"Usage: ... dfs|dfs_mq [ limit BYTES ] [ memory_limit BYTES ]\n"
 		"               [ flows NUMBER ] [ order NUMBER ]\n"
 		"               [ cache NUMBER ] [ key src|dst|srcdst|5tuple ]\n"
 		"               [ max_th FRACTION ] [ min_th FRACTION ]\n"
@@ -112,7 +112,8 @@ static void explain(void)
 		"quantum, target and interval apply to sched fq\n"
 		"cpr_period is 1ms to 1s, or auto: from the link's rate;\n"
 		"cpr_min_packets is 1 to 2048;\n"
-		"cpr_alpha, cpr_beta and the tau bounds apply to cpr adaptive\n");
+		"cpr_alpha, cpr_beta and the tau bounds apply to cpr adaptive\n"
+		"dfs_mq: a dfs on every tx queue, all of these settings\n");
 }
 
 /* Numbers only: get_size() and friends take "-1", "inf" and "nan" too. */
@@ -742,6 +743,7 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 	QD_U64(drop_wfs, " drop_wfs %llu");
 	QD_U64(flows_overflow, " flows_overflow %llu");
 	QD_U64(drop_overmemory, " drop_overmemory %llu");
+	QD_U64(drop_shared, " drop_shared %llu");
 	if (DFS_HAS(len, qdisc_stats.drop_nomem)) {
 		print_nl();
 		QD_U64(fq_flows, "  fq_flows %llu");
@@ -893,6 +895,14 @@ static int dfs_print_xstats(struct qdisc_util *qu, FILE *f,
 
 struct qdisc_util dfs_qdisc_util = {
 	.id		= "dfs",
+	.parse_qopt	= dfs_parse_opt,
+	.print_qopt	= dfs_print_opt,
+	.print_xstats	= dfs_print_xstats,
+};
+
+/* dfs_mq: the root over a dfs a tx queue, of the same options. */
+struct qdisc_util dfs_mq_qdisc_util = {
+	.id		= "dfs_mq",
 	.parse_qopt	= dfs_parse_opt,
 	.print_qopt	= dfs_print_opt,
 	.print_xstats	= dfs_print_xstats,

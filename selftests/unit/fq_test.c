@@ -559,6 +559,52 @@ static void test_key_fairness(void)
 }
 
 /*
+ * Key A split over two tx queues (dfs_fq_key_split(), as dfs_mq sets it)
+ * gets half of what key B gets a round, within a quantum; split 0 and 1
+ * are a whole share.
+ */
+static void test_key_split(void)
+{
+	u64 bytes[2] = {};
+	struct world w;
+	int i, split;
+
+	for (split = 0; split <= 2; split++) {
+		w_init(&w, 1514, 5000, 100000, false);
+		w.f[0].key = 0;
+		w.f[1].key = 1;
+		for (i = 0; i < 200; i++) {
+			w_enqueue(&w, 0, 1000, 0, false);
+			w_enqueue(&w, 1, 1000, 0, false);
+		}
+		dfs_fq_key_split(w_key(&w, 0), split);
+		bytes[0] = bytes[1] = 0;
+		for (i = 0; i < 300; i++) {
+			struct w_pkt *pkt = w_dequeue(&w, 0);
+
+			CHECK(pkt, "split %d: packet %d", split, i);
+			if (!pkt)
+				break;
+			bytes[pkt->key] += pkt->len;
+			free(pkt);
+		}
+		if (split < 2)
+			CHECK(bytes[0] + 2 * 1514 >= bytes[1] &&
+			      bytes[1] + 2 * 1514 >= bytes[0],
+			      "split %d: %llu vs %llu", split,
+			      (unsigned long long)bytes[0],
+			      (unsigned long long)bytes[1]);
+		else
+			CHECK(2 * bytes[0] + 2 * 1514 >= bytes[1] &&
+			      bytes[1] + 2 * 1514 >= 2 * bytes[0],
+			      "split 2: %llu vs %llu, not 1:2",
+			      (unsigned long long)bytes[0],
+			      (unsigned long long)bytes[1]);
+		w_destroy(&w);
+	}
+}
+
+/*
  * A pool of one set: key A's first flow takes its embedded queue, the
  * next eight the eight ways, the rest share the embedded queue; key B's
  * second flow finds the set full too and shares B's embedded queue, never
@@ -646,6 +692,7 @@ int main(void)
 	TEST(test_codel_sparse_in_dropping_key);
 	TEST(test_sparse_in_key_first);
 	TEST(test_key_fairness);
+	TEST(test_key_split);
 	TEST(test_pool_full);
 	TEST(test_purge_pool);
 	return unit_summary("fq_test");

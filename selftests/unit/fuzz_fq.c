@@ -64,6 +64,7 @@ struct rkey {
 	int		nnew, nold;
 	u32		pooled;
 	u32		bytes, len;
+	u32		split;		/* dfs_fq_key_split() */
 	/* CoDel: the key's control law, and its queues that are ok */
 	u32		drop_next, count, lastcount, nok;
 	u16		rec_inv_sqrt;
@@ -357,7 +358,9 @@ static struct rres rdequeue(struct world *w, u32 now, bool *ce)
 		}
 		key = &rk[k];
 		if (key->deficit <= 0) {
-			key->deficit += w->p.quantum;
+			key->deficit += key->split > 1 ?
+					w->p.quantum / key->split :
+					w->p.quantum;
 			is_new ? lpop(rnew, &nnew) : lpop(rold, &nold);
 			lpush(rold, &nold, k);
 			continue;
@@ -472,7 +475,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		case 1: {	/* a packet of 1 to 9000 bytes, or a burst */
 			u32 n = op / NF % 4 ? 1 + get(&in, 1) : 1;
 			u32 len = 1 + get(&in, 2) % 9000;
-			bool ect = get(&in, 1) & 1;
+			u8 flags = get(&in, 1);
+			bool ect = flags & 1;
 			int k = w.f[i].key;
 			struct w_pkt *pkt;
 
@@ -496,6 +500,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				rfbytes[i] += len;
 				rk[k].len++;
 				rk[k].bytes += len;
+			}
+			/* dfs_mq's share of the round: the queues it is on */
+			if ((flags & 2) && w_key(&w, i)) {
+				rk[k].split = flags >> 2 & 3;
+				dfs_fq_key_split(w_key(&w, i), rk[k].split);
 			}
 			break;
 		}

@@ -129,6 +129,9 @@ struct tc_dfs_qd_stats {
 				 */
 	__u32	index_flows;	/* B-tree flows the hash index holds */
 	__u32	index_buckets;	/* its size, 64-byte buckets of 5 */
+	__u64	drop_shared;	/* dfs_mq: packets of a key another tx
+				 * queue flagged
+				 */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */

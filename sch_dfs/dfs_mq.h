@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the dfs qdisc (dfs_qdisc.c) and the dfs_mq root over it (dfs_mq.c)
+ * give each other.
+ */
+#ifndef _DFS_MQ_H
+#define _DFS_MQ_H
+
+#include <net/netlink.h>
+#include <net/sch_generic.h>
+#include <linux/pkt_sched_dfs.h>
+#include <net/flowkey.h>
+
+/* A dfs_mq root, as the dfs qdiscs of its queues know it. */
+struct dfs_mq;
+
+extern struct Qdisc_ops dfs_qdisc_ops;
+extern struct Qdisc_ops dfs_mq_qdisc_ops;
+
+/* dfs_qdisc.c: a queue of a dfs_mq root is configured by the root only. */
+int dfs_configure(struct Qdisc *sch, struct nlattr *opt,
+		  struct netlink_ext_ack *extack);
+void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue);
+void dfs_qd_stats(struct Qdisc *sch, struct tc_dfs_qd_stats *st);
+
+/*
+ * dfs_mq.c: the keys the queues flag, for all of them.  A queue that
+ * flags a key (malicious, or held for its CPR) marks it, and unmarks it
+ * when it lets the key go or forgets it; every queue refuses the packets
+ * of a key another queue marked, while that queue still sees the key's
+ * packets.  Marks and unmarks take the root's lock; a lookup takes none.
+ */
+void dfs_mq_mark(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
+void dfs_mq_unmark(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
+void dfs_mq_unmark_queue(struct dfs_mq *mq, u16 queue);
+bool dfs_mq_refused(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
+
+/*
+ * dfs_mq.c: on how many tx queues @key is active, this one counted: a
+ * queue tells it of a key's packets at least once a rate_interval, and
+ * "sched fq" gives the key 1/spread of a key's share of its round
+ * (dfs_fq_key_split()), so a host whose flows the device spreads over
+ * several queues gets one host's share over all of them.
+ */
+u32 dfs_mq_spread(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
+
+/* dfs_qdisc.c: the queues' rate_interval, which the spread's epochs are */
+u64 dfs_rate_interval_ns(struct Qdisc *sch);
+
+#endif /* _DFS_MQ_H */
