@@ -335,6 +335,16 @@ class FlowSpecTest(unittest.TestCase):
                 exa.wait(10)
 
 
+class QdiscLabelTest(unittest.TestCase):
+    def test_labels(self):
+        """A qdisc by its handle; dfs_mq's queues (handle 0) by their
+        class, so that two queues never give one label."""
+        from dfs_guard.metrics import qdisc_label
+        self.assertEqual(qdisc_label(0x10000, 0xffffffff), "1:")
+        self.assertEqual(qdisc_label(0, 0x10001), "1:1")
+        self.assertEqual(qdisc_label(0, 0x10002), "1:2")
+
+
 class DashboardTest(unittest.TestCase):
     def test_every_metric_exported(self):
         """The Grafana dashboard asks only for metrics the daemon has."""

@@ -50,6 +50,14 @@ def xstats_of(raw):
     return dict(zip(XSTATS_FIELDS, XSTATS.unpack_from(raw)))
 
 
+def qdisc_label(handle, parent):
+    """A qdisc's handle as tc writes it ("1:"); the queues of dfs_mq,
+    which all have handle 0, by the class they sit in ("1:2")."""
+    if handle:
+        return "%x:" % (handle >> 16)
+    return "%x:%x" % (parent >> 16, parent & 0xffff)
+
+
 class QdiscCollector:
     """The counters of every DFS qdisc, read when Prometheus scrapes."""
 
@@ -70,8 +78,8 @@ class QdiscCollector:
                 basic = s2.get_attr("TCA_STATS_BASIC") if s2 else None
                 queue = s2.get_attr("TCA_STATS_QUEUE") if s2 else None
                 out.append((names.get(q["index"], str(q["index"])),
-                            "%x:" % (q["handle"] >> 16), basic, queue,
-                            xstats_of(q.get_attr("TCA_XSTATS"))))
+                            qdisc_label(q["handle"], q["parent"]), basic,
+                            queue, xstats_of(q.get_attr("TCA_XSTATS"))))
         return out
 
     def collect(self):
