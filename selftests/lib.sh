@@ -402,6 +402,10 @@ in_ns()
 # The senders' eth0 has gso_max_segs 1, so TCP sends MTU-sized packets and
 # the bottleneck qdisc sees those, not 64 KB GSO bursts; TOPO_OFFLOADS=1
 # keeps the defaults.  IPv6 addresses skip DAD (usable at once).
+# TOPO_OUT=mqlink: r-out and rcv's eth0 are the two ends of the mqlink test
+# device (selftests/drivers/mqlink: two tx queues, a wire of its "rate"
+# that stops a queue whose ring is full), not a veth pair: the bottleneck
+# of a qdisc under mq.  topo_cleanup gives them back as mql0 and mql1.
 # Registers topo_cleanup on EXIT unless an EXIT trap is already set (a test
 # with its own EXIT trap must call topo_cleanup from it).
 #
@@ -423,11 +427,21 @@ setup_topology()
 	r=$(nsname r) rcv=$(nsname rcv)
 	TOPO_NS+=("$r" "$rcv")
 	b_root="netns add $r"$'\n'"netns add $rcv"$'\n'
-	b_root+="link add $R_OUT netns $r type veth peer name eth0 netns $rcv"$'\n'
-	b_r="link set lo up"$'\n'"link set $R_OUT up"$'\n'
+	if [ "${TOPO_OUT:-veth}" = mqlink ]; then
+		[ -d /sys/class/net/mql0 ] && [ -d /sys/class/net/mql1 ] ||
+			{ echo "setup_topology: no mqlink test device (mql0, mql1)" >&2; return 1; }
+		TOPO_MQLINK=1
+		b_root+="link set mql0 netns $r"$'\n'"link set mql1 netns $rcv"$'\n'
+		b_r="link set mql0 name $R_OUT"$'\n'
+		b_rcv="link set mql1 name eth0"$'\n'
+	else
+		b_root+="link add $R_OUT netns $r type veth peer name eth0 netns $rcv"$'\n'
+		b_r= b_rcv=
+	fi
+	b_r+="link set lo up"$'\n'"link set $R_OUT up"$'\n'
 	b_r+="addr add 10.0.0.1/24 dev $R_OUT"$'\n'
 	b_r+="addr add fd00::1/64 dev $R_OUT nodad"$'\n'
-	b_rcv="link set lo up"$'\n'"link set eth0 up"$'\n'
+	b_rcv+="link set lo up"$'\n'"link set eth0 up"$'\n'
 	b_rcv+="addr add $RCV_IP4/24 dev eth0"$'\n'
 	b_rcv+="addr add $RCV_IP6/64 dev eth0 nodad"$'\n'
 	b_rcv+="route add default via 10.0.0.1"$'\n'
@@ -485,6 +499,12 @@ topo_cleanup()
 		done
 	done
 	[ ${#pids[@]} -eq 0 ] || kill -9 "${pids[@]}" 2>/dev/null
+	if [ "${TOPO_MQLINK:-0}" = 1 ]; then
+		# back to the initial namespace (pid 1's), by their own names
+		ip -n "$(nsname r)" link set "$R_OUT" down name mql0 netns 1 2>/dev/null
+		ip -n "$(nsname rcv)" link set eth0 down name mql1 netns 1 2>/dev/null
+		TOPO_MQLINK=0
+	fi
 	for ns in "${TOPO_NS[@]}"; do
 		dels+="netns del $ns"$'\n'
 	done

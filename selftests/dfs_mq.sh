@@ -1,0 +1,245 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# dfs_mq: a dfs on every tx queue of a multiqueue device, one
+# configuration, one verdict for all queues.  The router's r-out is the
+# mqlink test device (selftests/drivers/mqlink): two tx queues, each with
+# a ring of four packets that stops the queue when full, on a 10 Mbit/s
+# wire that serves the rings in turn, so each queue's dfs holds a real
+# backlog, under its own lock.  A clsact filter on r-out's egress puts
+# each flow on the queue the test chooses (skbedit queue_mapping):
+#
+#	s1  host A, key src: four TCP connections, two on each queue
+#	s2  host B, one TCP connection on queue 0
+#	s3  host C, one TCP connection on queue 1
+#	s4  a UDP flood at 1.6 times the link rate, as two flows, one a queue
+#
+# Cases:
+#   1. The root's options are every queue's: add, change, a refused change
+#      that leaves both as they were, a queue that cannot be replaced, and
+#      dfs_mq refused where it cannot work (one tx queue, not the root).
+#   2. The flood is cut off on both queues (under 5% of the link over the
+#      window), its key flagged on one queue and refused on the other by
+#      that verdict (drop_shared), no other key flagged, TCP takes the
+#      link; and the three hosts share it fairly (Jain's index of their
+#      goodputs >= 0.95), host A's four connections over both queues
+#      getting one host's share, not one on each queue.
+#   3. Under the same traffic, the root is changed (limit, order and cache:
+#      a rebuild, key, sched), deleted and added again: every step
+#      succeeds, and nothing stays queued after.  The VM runner unloads
+#      the modules after and checks the kernel log.
+
+source "$(dirname "$0")/lib.sh"
+
+# Each of the eight clients takes about a second to start in the emulated
+# guest: the flows run FLOW_SECS, and the window is WINDOW seconds from
+# WARMUP after the last one started.
+FLOW_SECS=${FLOW_SECS:-36}
+WARMUP=${WARMUP:-4}
+WINDOW=${WINDOW:-12}
+ROUNDS=${DFS_MQ_ROUNDS:-8}
+OUT=${OUT:-$(dirname "$0")/../build/selftests/dfs_mq}
+LINK_BPS=10000000
+
+require_command iperf3 python3
+require_module sch_dfs
+[ -d /sys/class/net/mql0 ] ||
+	{ echo "SKIP: the mqlink test device is not loaded"; exit $ksft_skip; }
+echo "$LINK_BPS" > /sys/module/mqlink/parameters/rate
+TOPO_OUT=mqlink setup_topology 4 || exit $ksft_fail
+mkdir -p "$OUT"
+
+# The TCP flows' server ports, the queue each goes on, and whose they are.
+A_PORTS="5211 5212 5213 5214" A_QUEUES="0 0 1 1"
+B_PORT=5221 C_PORT=5231
+FLOOD_PORTS="5241 5242"
+
+# place_flows: clsact on r-out puts every test flow on its queue.
+place_flows()
+{
+	local b="" q p i=0
+
+	in_ns r tc qdisc replace dev "$R_OUT" clsact || return 1
+	set -- $A_QUEUES
+	for p in $A_PORTS; do
+		b+="filter add dev $R_OUT egress protocol ip flower ip_proto tcp dst_port $p action skbedit queue_mapping $1"$'\n'
+		shift
+	done
+	b+="filter add dev $R_OUT egress protocol ip flower ip_proto tcp dst_port $B_PORT action skbedit queue_mapping 0"$'\n'
+	b+="filter add dev $R_OUT egress protocol ip flower ip_proto tcp dst_port $C_PORT action skbedit queue_mapping 1"$'\n'
+	for p in $FLOOD_PORTS; do
+		b+="filter add dev $R_OUT egress protocol ip flower ip_proto udp dst_port $p action skbedit queue_mapping $i"$'\n'
+		i=$((i + 1))
+	done
+	in_ns r tc -batch - <<<"$b"
+}
+
+# opts_of: one line a dfs qdisc of r-out (the root first, then the
+# queues by parent): "KIND PARENT limit key sched order".
+opts_of()
+{
+	in_ns r tc -j qdisc show dev "$R_OUT" | python3 -S -c '
+import json, sys
+qs = [q for q in json.load(sys.stdin) if q["kind"] in ("dfs", "dfs_mq")]
+qs.sort(key=lambda q: (q["kind"] != "dfs_mq", q.get("parent", "")))
+for q in qs:
+    o = q["options"]
+    print(q["kind"], q.get("parent", "root"), o["limit"], o["key"],
+          o["sched"], o["order"])'
+}
+
+# same_opts WANT: the root and both queues show WANT ("limit key sched
+# order").
+same_opts()
+{
+	local want=$1 lines
+
+	lines=$(opts_of)
+	[ "$(wc -l <<<"$lines")" -eq 3 ] &&
+		[ "$(cut -d' ' -f3- <<<"$lines" | sort -u)" = "$want" ]
+}
+
+# queue_stats NAMES...: per queue of dfs_mq, the named xstats, one line a
+# queue (1:1 first).
+queue_stats()
+{
+	in_ns r tc -s -j qdisc show dev "$R_OUT" | python3 -S -c '
+import json, sys
+qs = [q for q in json.load(sys.stdin) if q["kind"] == "dfs"]
+qs.sort(key=lambda q: q.get("parent", ""))
+for q in qs:
+    print(*(q.get(n, 0) for n in sys.argv[1:]))' "$@"
+}
+
+# start_traffic SECS DIR: the TCP flows and the flood of the header, in
+# the background, their iperf3 JSON in DIR.
+start_traffic()
+{
+	local secs=$1 dir=$2 p
+
+	start_iperf3_server $A_PORTS $B_PORT $C_PORT $FLOOD_PORTS || return 1
+	for p in $FLOOD_PORTS; do
+		start_udp_flow s4 "$p" "$secs" 8M "$dir/flood-$p.json"
+	done
+	for p in $A_PORTS; do
+		start_tcp_flow s1 "$p" "$secs" "$dir/a-$p.json"
+	done
+	start_tcp_flow s2 "$B_PORT" "$secs" "$dir/b.json"
+	start_tcp_flow s3 "$C_PORT" "$secs" "$dir/c.json"
+}
+
+rx_meter_setup || exit $ksft_fail
+place_flows || { echo "cannot place the flows on the queues" >&2; exit $ksft_fail; }
+
+# --- 1. one configuration ---------------------------------------------------
+RET=0
+in_ns r tc qdisc replace dev "$R_OUT" root handle 1: dfs_mq limit 100000 key src
+check_err $? "dfs_mq add failed"
+same_opts "100000 src fq 43"
+check_err $? "the queues do not show the root's options: $(opts_of | xargs)"
+in_ns r tc qdisc change dev "$R_OUT" root dfs_mq limit 150000 order 16
+check_err $? "dfs_mq change failed"
+same_opts "150000 src fq 16"
+check_err $? "a change did not reach every queue: $(opts_of | xargs)"
+err=$(in_ns r tc qdisc change dev "$R_OUT" root dfs_mq min_th 0.9 max_th 0.5 2>&1)
+check_fail $? "a change with min_th above max_th was taken"
+same_opts "150000 src fq 16"
+check_err $? "a refused change changed a queue: $(opts_of | xargs)"
+err=$(in_ns r tc qdisc replace dev "$R_OUT" parent 1:1 pfifo 2>&1)
+check_fail $? "a queue of dfs_mq was replaced"
+grep -q "replace the root" <<<"$err"
+check_err $? "replacing a queue: no clear error: $err"
+in_ns r ip link add name q1 numtxqueues 1 type dummy
+err=$(in_ns r tc qdisc add dev q1 root dfs_mq 2>&1)
+check_fail $? "dfs_mq was taken on a device of one tx queue"
+grep -q "several tx queues" <<<"$err"
+check_err $? "one tx queue: no clear error: $err"
+in_ns r tc qdisc add dev q1 root handle 2: htb default 1
+in_ns r tc class add dev q1 parent 2: classid 2:1 htb rate 1mbit
+err=$(in_ns r tc qdisc add dev q1 parent 2:1 dfs_mq 2>&1)
+check_fail $? "dfs_mq was taken under a class"
+grep -q "root qdisc only" <<<"$err"
+check_err $? "under a class: no clear error: $err"
+in_ns r ip link del q1
+log_test "dfs_mq: one configuration for every queue"
+
+# --- 2. one verdict ---------------------------------------------------------
+RET=0
+in_ns r tc qdisc replace dev "$R_OUT" root handle 1: dfs_mq limit 100000 key src
+check_err $? "dfs_mq add failed"
+t0=$SECONDS
+start_traffic "$FLOW_SECS" "$OUT" || exit $ksft_fail
+sleep "$WARMUP"
+a=$(rx_bytes)
+sleep "$WINDOW"
+b=$(rx_bytes)
+[ $((SECONDS - t0)) -lt $((FLOW_SECS - 1)) ]
+check_err $? "the window ended $((SECONDS - t0)) s after the first flow started, past its end"
+stats=$(queue_stats drop_malicious drop_shared drop_cpr)
+flagged=$(queue_stats malicious cpr_flows | awk '{ s += $1 + $2 } END { print s + 0 }')
+wait_flows
+check_err $? "traffic did not run"
+read -r ra rb rc rflood <<<"$(rx_rates "$a" "$b")"
+tcp=$((ra + rb + rc))
+log_info "rx kbit/s: A $((ra / 1000)) B $((rb / 1000)) C $((rc / 1000)) flood $((rflood / 1000)); hosts' Jain $(jain_index "$ra" "$rb" "$rc")"
+log_info "per queue (drop_malicious drop_shared drop_cpr): $(paste -sd, <<<"$stats")"
+log_info "keys flagged on the queues at the end: $flagged"
+[ "$rflood" -lt $((LINK_BPS / 20)) ]
+check_err $? "the flood got $rflood bit/s, not under 5% of the link"
+python3 -S -c '
+import sys
+rows = [list(map(int, l.split())) for l in sys.argv[1].splitlines()]
+sys.exit(not (len(rows) == 2 and all(r[0] + r[1] + r[2] > 0 for r in rows)))' "$stats"
+check_err $? "the flood was not refused on both queues"
+[ "$(awk '{ s += $2 } END { print s + 0 }' <<<"$stats")" -gt 0 ]
+check_err $? "no queue refused the flood by another queue's verdict"
+# the flood's key, on one queue: a TCP host flagged would count too
+[ "$flagged" = 1 ]
+check_err $? "$flagged keys flagged at the end, not the flood's alone"
+# of the wire's 10 Mbit/s, Ethernet headers and the emulated guest's
+# timer latency take a few percent
+[ "$tcp" -ge $((LINK_BPS * 80 / 100)) ]
+check_err $? "TCP got $tcp bit/s, under 80% of the link"
+log_test "dfs_mq: a flood over both queues is cut off on both"
+
+RET=0
+jain=$(jain_index "$ra" "$rb" "$rc")
+awk -v j="$jain" 'BEGIN { exit !(j >= 0.95) }'
+check_err $? "the hosts' Jain index $jain < 0.95 (A $ra, B $rb, C $rc bit/s)"
+log_test "dfs_mq key src: a host on both queues gets one host's share"
+
+# --- 3. change and delete under traffic --------------------------------------
+RET=0
+in_ns r tc qdisc replace dev "$R_OUT" root handle 1: dfs_mq limit 100000 key src
+check_err $? "dfs_mq add failed"
+start_traffic $((ROUNDS * 3 + 4)) "$OUT" || exit $ksft_fail
+sleep 2
+for ((i = 0; i < ROUNDS; i++)); do
+	b=""
+	b+="qdisc change dev $R_OUT root dfs_mq limit $((60000 + i * 10000))"$'\n'
+	b+="qdisc change dev $R_OUT root dfs_mq order $((8 + i % 4 * 8)) cache $((16 + i % 3 * 16))"$'\n'
+	b+="qdisc change dev $R_OUT root dfs_mq key $([ $((i % 2)) = 0 ] && echo srcdst || echo src)"$'\n'
+	b+="qdisc change dev $R_OUT root dfs_mq sched $([ $((i % 4)) = 3 ] && echo fifo || echo fq)"$'\n'
+	in_ns r tc -batch - <<<"$b"
+	check_err $? "round $i: a change under traffic failed"
+	sleep 1
+	if [ $((i % 3)) = 2 ]; then
+		in_ns r tc qdisc del dev "$R_OUT" root
+		check_err $? "round $i: delete under traffic failed"
+		in_ns r tc qdisc add dev "$R_OUT" root handle 1: dfs_mq limit 100000 key src
+		check_err $? "round $i: add under traffic failed"
+	fi
+	sleep 1
+done
+wait_flows >/dev/null 2>&1	# a flow may lose its connection to a delete
+sleep 1
+backlog=$(in_ns r tc -s -j qdisc show dev "$R_OUT" | python3 -S -c '
+import json, sys
+print(sum(q.get("backlog", 0) + q.get("qlen", 0) for q in json.load(sys.stdin)))')
+[ "$backlog" = 0 ]
+check_err $? "backlog $backlog left after the traffic"
+in_ns r tc qdisc del dev "$R_OUT" root
+check_err $? "the last delete failed"
+log_test "dfs_mq: change, delete and add under traffic"
+
+exit $EXIT_STATUS
