@@ -80,7 +80,7 @@ endif
 TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 
 .PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo rrul \
-	bench bench-hishape install clean checkpatch kernels build-kernels check-kernels \
+	bench bench-hishape bench-mq install clean checkpatch kernels build-kernels check-kernels \
 	kernel-known test-modules deb check-dkms tc-patches check-tc-patches \
 	upstream check-upstream
 
@@ -229,6 +229,14 @@ bench-hishape: modules tc
 		tools/vm-run.sh tools/bench/bench_hishape.sh $(BENCH_ARGS)
 	$(PLOT_PYTHON) tools/bench/report_hishape.py \
 		results/bench-hishape$(if $(BENCH_ARGS),-$(BENCH_ARGS))
+
+# make bench-mq  dfs_mq's gain from one tx queue to two, against mq with
+#                fq_codel, two pktgen threads, wall clock (no icount: it
+#                runs one vCPU at a time): results/bench-mq/table.md
+bench-mq: modules tc
+	VM_MEMORY=2G VM_TIMEOUT=1200 VM_APPEND=tsc=reliable \
+	BENCH_HOST="$$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores" \
+		tools/vm-run.sh tools/bench/bench_mq.sh
 
 checkpatch:
 	tools/checkpatch.sh
