@@ -37,7 +37,7 @@ source "$(dirname "$0")/lib.sh"
 FLOW_SECS=${FLOW_SECS:-36}
 WARMUP=${WARMUP:-4}
 WINDOW=${WINDOW:-12}
-ROUNDS=${DFS_MQ_ROUNDS:-8}
+ROUNDS=${DFS_MQ_ROUNDS:-6}
 OUT=${OUT:-$(dirname "$0")/../build/selftests/dfs_mq}
 LINK_BPS=10000000
 
