@@ -38,6 +38,44 @@ report()
 	esac
 }
 
+# procs: the user processes (no kernel threads) by name and count, but
+# this script's own.
+procs()
+{
+	ps -N --ppid 2 --pid 2 -o comm= 2>/dev/null | sort | uniq -c |
+		awk '$2 != "ps" && $2 != "bash" { print $2 "(" $1 ")" }'
+}
+
+# health: one line after each program, so a guest that slows over a long
+# boot shows why: a fixed shell loop's time (the guest's speed), the CPU
+# taken while nothing runs, load,
+# free memory, namespaces left, and the user
+# processes still running that were not there before the first test.
+health()
+{
+	local load mem ns left t0 spin busy a b
+
+	t0=$(date +%s%N)
+	for ((spin = 0; spin < 20000; spin++)); do :; done
+	spin=$((($(date +%s%N) - t0) / 1000000))
+	read -r load _ < /proc/loadavg
+	# CPU time not idle over a second with no test running: what
+	# kernel threads, timers and softirqs left behind still take
+	read -r _ a < /proc/stat
+	sleep 1
+	read -r _ b < /proc/stat
+	busy=$(awk -v a="$a" -v b="$b" 'BEGIN {
+		n = split(a, x); split(b, y)
+		for (i = 1; i <= n; i++) { d = y[i] - x[i]; t += d
+					  if (i == 4 || i == 5) idle += d }
+		printf "%.0f", t ? 100 * (t - idle) / t : 0 }')
+	mem=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	ns=$(ip netns list 2>/dev/null | wc -l)
+	left=$(procs)
+	left=$(grep -vxF -f <(printf '%s\n' $baseline) <<<"$left" | tr '\n' ' ')
+	echo "# health: loop $spin ms, cpu $busy% busy between tests, load $load, MemAvailable $mem MB, netns $ns, new processes: ${left:-none}"
+}
+
 failed()
 {
 	[ "$1" != 0 ] && [ "$1" != 4 ] && [ "$1" != flaky ]
@@ -62,7 +100,10 @@ run_alone()
 		[ "$rc" -eq 0 ] && rc=flaky
 	done
 	report "$t" "$rc" $((SECONDS - start + ${3:-0}))
+	health
 }
+
+baseline=$(procs)
 
 echo "TAP version 13"
 echo "1..$(wc -w <<<"$progs")"
