@@ -9,11 +9,13 @@
 # With the paper's count since admission (window 0) every TCP flow
 # crosses the threshold in time and joins the floods in the high class:
 # TCP ends with a few percent of the link.  That run is the control: it
-# shows the scenario still defeats the paper's counter.  With the
-# default window (125 packets a second) only the floods are heavy, and
-# the TCP flows together must get at least 40% of the link, as
-# lrufq_flood.sh asks of the paper's setting with a cache of 6 (shares of
-# what the link carried: lrufq_summary).
+# shows the scenario still defeats the paper's counter.  It runs at the
+# first cache size only: with every flow cached and none evicted, the
+# caches hold the same flows and count the same packets at any size.
+# With the default window (125 packets a second) only the floods are
+# heavy, and the TCP flows together must get at least 40% of the link at
+# every size, as lrufq_flood.sh asks of the paper's setting with a cache
+# of 6 (shares of what the link carried: lrufq_summary).
 
 source "$(dirname "$0")/lrufq_scenario.sh"
 
@@ -39,12 +41,16 @@ run()
 	log_info "$name: high flows: $(grep -c ' high$' "$OUT/$name/filter.txt")"
 }
 
+control=1
 for cache in $(lrufq_caches 12); do
-	RET=0
-	run "paper-c$cache" cache "$cache" probability 1/50 threshold 125 window 0
-	awk -v s="$SHARE" 'BEGIN { exit !(s < 0.40) }'
-	check_err $? "window 0: TCP got $SHARE of the link; the control no longer shows the paper's counter failing, so the next case proves nothing"
-	log_test "lrufq cache $cache, window 0 (the paper's count): TCP share $SHARE (control, < 0.40)"
+	if [ "$control" = 1 ]; then
+		RET=0
+		run "paper-c$cache" cache "$cache" probability 1/50 threshold 125 window 0
+		awk -v s="$SHARE" 'BEGIN { exit !(s < 0.40) }'
+		check_err $? "window 0: TCP got $SHARE of the link; the control no longer shows the paper's counter failing, so the next case proves nothing"
+		log_test "lrufq cache $cache, window 0 (the paper's count): TCP share $SHARE (control, < 0.40)"
+		control=0
+	fi
 
 	RET=0
 	run "window-c$cache" cache "$cache" probability 1/50 threshold 125
