@@ -32,7 +32,8 @@
 # make bench      per-packet cost and memory at 1 to 1M flows against the
 #                 kernel's qdiscs, in guest instructions (test VM):
 #                 results/bench/table.md and pps.png;
-#                 BENCH_SCENARIOS=profile: perf in the guest, by function
+#                 BENCH_SCENARIOS=profile: perf in the guest, by function;
+#                 then make bench-mq (its own boot, wall clock)
 # make bench-hishape  the HiShape paper's Figure 1 (test VM):
 #                 results/bench-hishape/table.md and pps.png;
 #                 BENCH_ARGS=quick for 10 and 1000 ranges only
@@ -221,6 +222,7 @@ bench: modules tc
 		tools/vm-run.sh tools/bench/bench.sh
 	$(PLOT_PYTHON) tools/bench/report.py results/bench
 	$(MAKE) -s -C selftests/unit bench | tee results/bench/lookup.md
+	$(MAKE) bench-mq
 
 # The HiShape paper's Figure 1: an unlimited source's pps through 10 to
 # 100,000 ranges, hishape against HTB + u32, u32 hash, flower and nft.
@@ -232,8 +234,10 @@ bench-hishape: modules tc
 
 # make bench-mq  dfs_mq's gain from one tx queue to two, against mq with
 #                fq_codel, two pktgen threads, wall clock (no icount: it
-#                runs one vCPU at a time): results/bench-mq/table.md
-bench-mq: modules tc
+#                runs one vCPU at a time): results/bench-mq/table.md; and
+#                how fast a flood spread over two queues is cut, on the
+#                mqlink test device: results/bench-mq/cut.md
+bench-mq: test-modules tc
 	VM_MEMORY=2G VM_TIMEOUT=1200 VM_APPEND=tsc=reliable \
 	BENCH_HOST="$$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores" \
 		tools/vm-run.sh tools/bench/bench_mq.sh

@@ -18,7 +18,8 @@ flows cached by its lrufq filter, each "SRC=COUNT/LAST" with "+" after it
 when the flow was high at its last packet; with --ingress, what each
 flower filter on the device's ingress matching a source address has
 counted ("SRC=BYTES", the bytes of its actions: selftests/lib.sh's
-rx_meter_setup counts what a receiver gets from each sender); with
+rx_meter_setup counts what a receiver gets from each sender; "SRC:PORT"
+for a filter that matches a destination port too); with
 --dfs-cpr, in FILE a line "EPOCH IP..." for each sample in which the
 cache holds flows for their CPR, their sources.  Runs until SIGTERM or
 --time seconds.  With --ready it creates FILE once it samples (a gate,
@@ -54,6 +55,7 @@ DFS_FLOW_CPR = 0x4
 TCA_LRUFQ_FLOWS, LRUFQ_FLOW_SIZE, LRUFQ_FLOW_HIGH = 10, 56, 0x1
 # include/uapi/linux/pkt_cls.h, pkt_sched.h, gen_stats.h
 TCA_FLOWER_ACT, TCA_FLOWER_KEY_IPV4_SRC, TCA_FLOWER_KEY_IPV6_SRC = 3, 10, 14
+TCA_FLOWER_KEY_TCP_DST, TCA_FLOWER_KEY_UDP_DST = 19, 21
 TCA_ACT_STATS = 4
 TC_H_INGRESS_PARENT = 0xFFFFFFF2        # clsact or ingress, ingress side
 
@@ -130,7 +132,8 @@ class Sampler(Dumper):
 
     def ingress(self):
         """Bytes counted by the actions of each flower filter on the
-        device's ingress that matches a source address."""
+        device's ingress that matches a source address, and a TCP or UDP
+        destination port if the filter matches one."""
         out = []
         for _, _, a in self.dump(RTM_GETTFILTER, TC_H_INGRESS_PARENT):
             if kind(a) != "flower" or TCA_OPTIONS not in a:
@@ -144,6 +147,9 @@ class Sampler(Dumper):
                                        opt[TCA_FLOWER_KEY_IPV6_SRC])
             else:
                 continue
+            for key in (TCA_FLOWER_KEY_TCP_DST, TCA_FLOWER_KEY_UDP_DST):
+                if len(opt.get(key, b"")) == 2:
+                    src += ":%d" % struct.unpack("!H", opt[key])[0]
             nbytes = 0
             acts = opt.get(TCA_FLOWER_ACT, b"")
             for _, act in attrs(acts, 0, len(acts)):

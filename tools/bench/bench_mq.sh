@@ -20,6 +20,7 @@
 # at a time, and could not show two CPUs at once).  Writes
 # results/bench-mq/raw.csv (round,qdisc,queues,pps) and table.md.
 # It measures and reports; it fails only when it could not measure.
+# Then bench_mq_cut.sh, in the same boot: a flood over both queues.
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -164,3 +165,6 @@ print("DFS's gain over fq_codel's, round by round: median %.2f (%.2f-%.2f), %d r
       % (statistics.median(rel), min(rel), max(rel), len(rel)))
 EOF
 cat "$OUT/table.md"
+
+# the same boot: the flood spread over the queues
+"$HERE/bench_mq_cut.sh"
