@@ -274,21 +274,6 @@ static bool dfs_fq_mode(const struct dfs_sched_data *q)
 	return q->sched == TC_DFS_SCHED_FQ;
 }
 
-/*
- * dfs_mq, sched fq: the queues @flow's key is active on, as its share of
- * the round last had it (dfs_fq_add()); 1 for any other.  Its fair rate
- * and its weight in n are by the share it gets (dfs_flow_weight()).
- */
-static u32 dfs_key_split(struct dfs_sched_data *q, struct dfs_flow *flow)
-{
-	struct dfs_fq_key *k;
-
-	if (likely(!q->mq) || !dfs_fq_mode(q))
-		return 1;
-	k = dfs_flow_fq(flow)->fk;
-	return k && k->drr.split > 1 ? k->drr.split : 1;
-}
-
 static struct dfs_skb_cb *dfs_skb_cb(const struct sk_buff *skb)
 {
 	qdisc_cb_private_validate(skb, sizeof(struct dfs_skb_cb));
@@ -578,7 +563,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct flowkey key;
 	u64 now = ktime_get_ns();
 	u64 fair_rate;
-	u32 wfs, flags, epoch, split;
+	u32 wfs, flags, epoch;
 
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
 	dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
@@ -612,10 +597,8 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 */
 	dfs_meter_update(p, &q->meter);
 	flags = flow->flags;
-	split = dfs_key_split(q, flow);
 	fair_rate = flags & DFS_F_MALICIOUS ? q->meter.fair_r : q->meter.fair;
-	verdict = dfs_decide(p, flow, now, q->wfs_ewma,
-			     dfs_fair_split(fair_rate, split));
+	verdict = dfs_decide(p, flow, now, q->wfs_ewma, fair_rate);
 	dfs_cpr_judge(q, flow, now);
 	if (flags != flow->flags) {
 		dfs_count_flags(q, flags, -1);
@@ -627,7 +610,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * that share it (Eq. 1's b / n, the fair rate), but counted apart.
 	 */
 	if (verdict == DFS_DROP) {
-		dfs_meter_seen_dropped(&q->meter, flow, split);
+		dfs_meter_seen_dropped(&q->meter, flow);
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}
@@ -641,7 +624,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (verdict == DFS_MARK)
 		dfs_congested(q, flow);
 	epoch = flow->epoch;
-	dfs_meter_seen(&q->meter, flow, split);
+	dfs_meter_seen(&q->meter, flow);
 
 	if (unlikely(sch->qstats.backlog + len > p->limit)) {
 		q->stats.drop_overlimit++;
@@ -1742,38 +1725,24 @@ static DEFINE_MUTEX(dfs_verdict_mutex);
  * a run, so that a qdisc whose keys keep changing does not keep the worker
  * busy; after a loss, one LOST in its place (dfs_vring_take()).
  */
-/*
- * Who @q's messages are from.  A queue of dfs_mq has no handle of its own
- * (0): it is named by its root's and its queue, so that a listener, and
- * a dump, take the root's queues as one qdisc.
- */
-static void dfs_verdict_from_of(const struct dfs_sched_data *q,
-				struct dfs_verdict_from *from)
-{
-	from->ifindex = qdisc_dev(q->sch)->ifindex;
-	from->handle = q->mq ? TC_H_MAJ(q->sch->parent) : q->sch->handle;
-	from->queue = q->mq ? q->mq_queue : -1;
-}
-
 static void dfs_verdict_drain(struct dfs_sched_data *q, bool again)
 {
 	struct dfs_verdicts *v = q->verdicts;
 	struct net_device *dev = qdisc_dev(q->sch);
 	u32 budget = DFS_VERDICT_RING, n;
-	struct dfs_verdict_from from;
 	u64 lost, unsent;
 	bool more;
 
 	if (!v)
 		return;
-	dfs_verdict_from_of(q, &from);
 	do {
 		spin_lock_bh(&v->lock);
 		n = dfs_vring_take(&v->ring, v->out,
 				   min_t(u32, budget, DFS_VERDICT_BATCH), &lost);
 		spin_unlock_bh(&v->lock);
 		budget -= n;
-		unsent = dfs_verdict_send(dev_net(dev), &from, v->out, n, lost);
+		unsent = dfs_verdict_send(dev_net(dev), dev->ifindex,
+					  q->sch->handle, v->out, n, lost);
 		if (unsent) {
 			spin_lock_bh(&v->lock);
 			dfs_vring_lose(&v->ring, unsent);
@@ -1798,22 +1767,17 @@ static void dfs_verdict_work(struct work_struct *work)
 	dfs_verdict_drain(q, true);
 }
 
-/*
- * The @skip-th qdisc of a dump, dfs_verdict_mutex held: a dfs, or one of
- * the queues of a dfs_mq root, by the handle their messages carry.
- */
+/* The qdisc of a dump, dfs_verdict_mutex held. */
 static struct dfs_sched_data *dfs_verdict_find(struct net *net, int ifindex,
-					       u32 handle, u32 skip)
+					       u32 handle)
 {
-	struct dfs_verdict_from from;
 	struct dfs_sched_data *q;
 
 	list_for_each_entry(q, &dfs_verdict_qdiscs, verdict_list) {
 		struct net_device *dev = qdisc_dev(q->sch);
 
-		dfs_verdict_from_of(q, &from);
-		if (dev->ifindex == ifindex && from.handle == handle &&
-		    net_eq(dev_net(dev), net) && !skip--)
+		if (dev->ifindex == ifindex && q->sch->handle == handle &&
+		    net_eq(dev_net(dev), net))
 			return q;
 	}
 	return NULL;
@@ -1822,9 +1786,8 @@ static struct dfs_sched_data *dfs_verdict_find(struct net *net, int ifindex,
 /* Where a verdict dump is, across its calls (the callback's ctx). */
 struct dfs_verdict_cursor {
 	struct flowkey	key;		/* the last flow of the tree read */
-	u8		phase;		/* enum dfs_verdict_phase */
-	u8		key_set;	/* key holds a flow */
-	u16		done;		/* the qdiscs of the handle dumped */
+	u16		phase;		/* enum dfs_verdict_phase */
+	u16		key_set;	/* key holds a flow */
 	u32		slot;		/* the next slot of the cache */
 };
 
@@ -1843,15 +1806,15 @@ static int dfs_verdict_dump_flow(struct sk_buff *skb,
 				 const struct dfs_sched_data *q,
 				 const struct dfs_flow *flow)
 {
+	struct net_device *dev = qdisc_dev(q->sch);
 	struct dfs_verdict_event ev = { .cmd = DFS_VERDICT_CMD_FLAG };
-	struct dfs_verdict_from from;
 
 	if (!(flow->flags & DFS_F_FLAGGED))
 		return 0;
 	dfs_verdict_of(q, flow, &ev);
-	dfs_verdict_from_of(q, &from);
 	return dfs_verdict_fill(skb, NETLINK_CB(cb->skb).portid,
-				cb->nlh->nlmsg_seq, NLM_F_MULTI, &from, &ev);
+				cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				dev->ifindex, q->sch->handle, &ev);
 }
 
 /* Whether the B-tree holds flagged flows: only those that found the
@@ -1924,42 +1887,32 @@ int dfs_qdisc_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	int err = 0;
 
 	mutex_lock(&dfs_verdict_mutex);
-	/* A dfs_mq root's queues one after the other: a queue added or
-	 * deleted between two calls may be listed twice or not at all, as
-	 * any dump's objects may; the events after it say what changed.
-	 */
-	while ((q = dfs_verdict_find(net, ifindex, handle, c->done))) {
-		while (c->phase != DFS_VERDICT_DUMP_DONE && !err) {
-			spinlock_t *root_lock;	/* the root qdisc's, RCU */
-
-			/* Found as the prune timer finds it: not by
-			 * sch_tree_lock(), which asserts RTNL on older
-			 * kernels.
-			 */
-			rcu_read_lock();
-			root_lock = qdisc_lock(qdisc_root_sleeping(q->sch));
-			spin_lock_bh(root_lock);
-			err = dfs_verdict_dump_batch(skb, cb, q, c);
-			spin_unlock_bh(root_lock);
-			rcu_read_unlock();
-			cond_resched();
+	q = dfs_verdict_find(net, ifindex, handle);
+	if (!q) {
+		/* gone since the dump began: it ends here */
+		mutex_unlock(&dfs_verdict_mutex);
+		if (c->phase == DFS_VERDICT_DUMP_OVERFLOW) {
+			NL_SET_ERR_MSG(cb->extack, "no dfs qdisc of that handle");
+			return -ENOENT;
 		}
-		if (err)
-			break;
-		c->done++;
-		c->phase = DFS_VERDICT_DUMP_OVERFLOW;
-		c->key_set = 0;
-		c->slot = 0;
+		return 0;
+	}
+	while (c->phase != DFS_VERDICT_DUMP_DONE && !err) {
+		spinlock_t *root_lock;	/* the root qdisc's, under RCU */
+
+		/* Found as the prune timer finds it: not by
+		 * sch_tree_lock(), which asserts RTNL on older kernels.
+		 */
+		rcu_read_lock();
+		root_lock = qdisc_lock(qdisc_root_sleeping(q->sch));
+		spin_lock_bh(root_lock);
+		err = dfs_verdict_dump_batch(skb, cb, q, c);
+		spin_unlock_bh(root_lock);
+		rcu_read_unlock();
+		cond_resched();
 	}
 	mutex_unlock(&dfs_verdict_mutex);
-	if (!q && !c->done && c->phase == DFS_VERDICT_DUMP_OVERFLOW &&
-	    !skb->len) {
-		NL_SET_ERR_MSG(cb->extack, "no dfs qdisc of that handle");
-		return -ENOENT;
-	}
-	/* full, or done: what it holds goes, and the next call goes on
-	 * (or, empty, ends the dump)
-	 */
+	/* full, or done: what it holds goes, and the next call goes on */
 	return skb->len;
 }
 
