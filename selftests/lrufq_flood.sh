@@ -43,7 +43,7 @@ check_err $? "with pfifo TCP got $SHARE of the link, not under 0.25"
 log_test "pfifo: two UDP floods take the link (TCP share $SHARE)"
 
 weights=("1 1 0.40" "3 1 0.60")
-for cache in ${LRUFQ_CACHES:-6}; do
+for cache in $(lrufq_caches 6); do
 	for w in "${weights[@]}"; do
 		read -r low high want <<<"$w"
 		name="lrufq cache $cache high:low $high:$low"

@@ -43,7 +43,8 @@ pfifo_run "$OUT/pfifo"
 check_err $? "pfifo: traffic did not run"
 base1=$PFIFO_LINK gbase1=$PFIFO_GOODPUT
 link_of=() goodput_of=()
-for cache in ${LRUFQ_CACHES:-6 1024}; do
+caches=$(lrufq_caches 6 1024)
+for cache in $caches; do
 	dir=$OUT/lrufq-c$cache
 	lrufq_setup 1 1 cache "$cache" probability 1/50 threshold 125
 	check_err $? "stfq + lrufq setup"
@@ -58,7 +59,7 @@ check_err $? "pfifo after: traffic did not run"
 base=$(((base1 + PFIFO_LINK) / 2))
 gbase=$(((gbase1 + PFIFO_GOODPUT) / 2))
 log_info "pfifo: link throughput $((base1 / 1000)) kbit/s before, $((PFIFO_LINK / 1000)) after"
-for cache in ${LRUFQ_CACHES:-6 1024}; do
+for cache in $caches; do
 	tcp=${link_of[cache]:-0} gtcp=${goodput_of[cache]:-0}
 	cost=$(awk -v a="$base" -v b="$tcp" 'BEGIN { printf "%.3f", (a > 0 ? (a - b) / a : 1) }')
 	log_info "cache $cache: link throughput (TCP only): pfifo $((base / 1000)) kbit/s, lrufq $((tcp / 1000)) kbit/s, cost $cost"

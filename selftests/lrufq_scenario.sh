@@ -19,8 +19,9 @@
 #		sets TCP, UDP, LINK (bit/s) and SHARE (TCP's of LINK, what the
 #		link carried) over the window every flow ran, and logs them
 #		with each TCP flow's goodput
-#	lrufq_caches   the cache sizes to run (LRUFQ_CACHES, or the one the
-#		test names by default and 12, 64, 1024)
+#	lrufq_caches SIZE...
+#		the cache sizes to run: LRUFQ_CACHES, or the test's own
+#		SIZEs, each once
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -227,5 +228,5 @@ lrufq_link_ok()
 
 lrufq_caches()
 {
-	echo "${LRUFQ_CACHES:-$1 12 64 1024}" | tr ' ' '\n' | awk '!seen[$1]++ && NF'
+	echo "${LRUFQ_CACHES:-$*}" | tr ' ' '\n' | awk '!seen[$1]++ && NF'
 }

@@ -41,17 +41,15 @@ run()
 	log_info "$name: high flows: $(grep -c ' high$' "$OUT/$name/filter.txt")"
 }
 
-control=1
-for cache in $(lrufq_caches 12); do
-	if [ "$control" = 1 ]; then
-		RET=0
-		run "paper-c$cache" cache "$cache" probability 1/50 threshold 125 window 0
-		awk -v s="$SHARE" 'BEGIN { exit !(s < 0.40) }'
-		check_err $? "window 0: TCP got $SHARE of the link; the control no longer shows the paper's counter failing, so the next case proves nothing"
-		log_test "lrufq cache $cache, window 0 (the paper's count): TCP share $SHARE (control, < 0.40)"
-		control=0
-	fi
+caches=$(lrufq_caches 12 64 1024)
+cache=$(head -n 1 <<<"$caches")
+RET=0
+run "paper-c$cache" cache "$cache" probability 1/50 threshold 125 window 0
+awk -v s="$SHARE" 'BEGIN { exit !(s < 0.40) }'
+check_err $? "window 0: TCP got $SHARE of the link; the control no longer shows the paper's counter failing, so the next case proves nothing"
+log_test "lrufq cache $cache, window 0 (the paper's count): TCP share $SHARE (control, < 0.40)"
 
+for cache in $caches; do
 	RET=0
 	run "window-c$cache" cache "$cache" probability 1/50 threshold 125
 	grep -q "window 1s" "$OUT/window-c$cache/filter.txt"

@@ -48,9 +48,9 @@ procs()
 
 # health: one line after each program, so a guest that slows over a long
 # boot shows why: a fixed shell loop's time (the guest's speed), the CPU
-# taken while nothing runs, load,
-# free memory, namespaces left, and the user
-# processes still running that were not there before the first test.
+# taken while nothing runs (a second of it), load, free memory,
+# namespaces left, and the user processes still running that were not
+# there before the first test.
 health()
 {
 	local load mem ns left t0 spin busy a b
