@@ -181,12 +181,13 @@ tc qdisc del dev mql0 root 2>/dev/null
 tc qdisc del dev mql0 clsact 2>/dev/null
 tc qdisc del dev mql1 clsact 2>/dev/null
 
-python3 - "$CSV" > "$OUT/cut.md" <<'EOF' || die "no table"
+python3 - "$CSV" $CONFIGS > "$OUT/cut.md" <<'EOF' || die "no table"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
+configs = sys.argv[2:]
 print("| root | queues | cut after, s: median (min-max) | back after the cut | flood after 2 s, kbit/s (median) | users before / during, kbit/s (median) |")
 print("|---|---|---:|---:|---:|---:|")
-for cfg in ("dfs_mq:1q", "dfs_mq:2q", "mq+dfs:2q"):
+for cfg in configs:
     r = [x for x in rows if x["config"] == cfg]
     if not r:
         continue
@@ -202,6 +203,7 @@ for cfg in ("dfs_mq:1q", "dfs_mq:2q", "mq+dfs:2q"):
         med("users_kbit_before"), med("users_kbit_flood")))
 print()
 print("%d rounds; cut: the flood's first second with nothing delivered on "
-      "either port, from its first packet delivered" % (len(rows) // 3))
+      "either port, from its first packet delivered"
+      % (len(rows) // len(configs)))
 EOF
 cat "$OUT/cut.md"
