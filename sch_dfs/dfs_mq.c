@@ -324,7 +324,8 @@ static int dfs_mq_init(struct Qdisc *sch, struct nlattr *opt,
 	}
 	dfs_mq_set_epoch(priv, priv->mq_priv.qdiscs[0]);
 	for (ntx = 0; ntx < dev->num_tx_queues; ntx++)
-		dfs_join_mq(priv->mq_priv.qdiscs[ntx], priv, ntx);
+		dfs_join_mq(priv->mq_priv.qdiscs[ntx], priv, ntx,
+			    dev->real_num_tx_queues);
 	return opt ? dfs_mq_configure(sch, opt, extack) : 0;
 }
 

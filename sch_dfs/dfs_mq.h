@@ -20,7 +20,8 @@ extern struct Qdisc_ops dfs_mq_qdisc_ops;
 /* dfs_qdisc.c: a queue of a dfs_mq root is configured by the root only. */
 int dfs_configure(struct Qdisc *sch, struct nlattr *opt,
 		  struct netlink_ext_ack *extack);
-void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue);
+void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue,
+		 u16 queues);
 void dfs_qd_stats(struct Qdisc *sch, struct tc_dfs_qd_stats *st);
 
 /*

@@ -254,10 +254,15 @@ struct dfs_sched_data {
 
 	/* The dfs_mq root this is queue mq_queue of: the root alone
 	 * configures it, and the keys it flags are marked there for all
-	 * queues (dfs_mq.h).
+	 * queues (dfs_mq.h).  The root's limit (mq_limit, what the queue
+	 * dumps) is the buffer of the whole link, as one dfs's: each of the
+	 * mq_queues queues takes an even part of it as its b (params.limit),
+	 * as it takes a part of the link.
 	 */
 	struct dfs_mq		*mq;
 	u16			mq_queue;
+	u16			mq_queues;
+	u32			mq_limit;
 };
 
 static struct kmem_cache *dfs_flow_cachep __read_mostly;
@@ -1205,6 +1210,12 @@ static void dfs_index_work(struct work_struct *work)
 	} while (more);
 }
 
+/* A queue's even part of the root's limit, never under dfs's least. */
+static u32 dfs_mq_part(u32 limit, u16 queues)
+{
+	return max_t(u32, limit / max_t(u16, queues, 1), DFS_LIMIT_MIN);
+}
+
 static const struct netlink_range_validation dfs_limit_range = {
 	.min = DFS_LIMIT_MIN, .max = DFS_LIMIT_MAX,
 };
@@ -1336,6 +1347,8 @@ static void dfs_config_get(const struct dfs_sched_data *q,
 			   struct dfs_config *c)
 {
 	c->params = q->params;
+	if (q->mq)
+		c->params.limit = q->mq_limit;
 	c->flows_max = q->flows_max;
 	c->order = q->btree.order;
 	c->cache_size = q->cache.size;
@@ -1593,6 +1606,7 @@ int dfs_configure(struct Qdisc *sch, struct nlattr *opt,
 	struct dfs_cache nc = {};
 	struct dfs_config c;
 	bool rebuild;
+	u32 limit;
 	int err;
 
 	err = nla_parse_nested(tb, TCA_DFS_MAX, opt, dfs_policy, extack);
@@ -1604,6 +1618,9 @@ int dfs_configure(struct Qdisc *sch, struct nlattr *opt,
 	err = dfs_config_check(&c, extack);
 	if (err)
 		return err;
+	limit = c.params.limit;
+	if (q->mq)
+		c.params.limit = dfs_mq_part(limit, q->mq_queues);
 
 	if (c.sched == TC_DFS_SCHED_FQ && !q->fq_pool) {
 		pool = dfs_fq_pool_new(extack);
@@ -1646,6 +1663,7 @@ int dfs_configure(struct Qdisc *sch, struct nlattr *opt,
 	 * The flows go back to the old sched's cache.
 	 */
 	dfs_params_set(&q->params, &c.params);
+	WRITE_ONCE(q->mq_limit, limit);
 	q->meter.stale = true;		/* bandwidth: the fair rates */
 	dfs_cpr_change(q, &c);
 	if (c.key_mode != q->key_mode || c.sched != q->sched)
@@ -1705,13 +1723,21 @@ u64 dfs_rate_interval_ns(struct Qdisc *sch)
 	return READ_ONCE(q->params.rate_interval_ns);
 }
 
-/* Before the root attaches it: no packet has come yet. */
-void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue)
+/*
+ * Before the root attaches it: no packet has come yet.  Queue @queue of
+ * @queues, the device's tx queues in use, over which the limit is split.
+ */
+void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue,
+		 u16 queues)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
 	q->mq = mq;
 	q->mq_queue = queue;
+	q->mq_queues = queues;
+	q->mq_limit = q->params.limit;
+	q->params.limit = dfs_mq_part(q->mq_limit, queues);
+	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
 }
 
 /* The qdiscs a verdict dump may ask for; a dump holds the mutex, so the
@@ -2033,7 +2059,8 @@ static int dfs_dump(struct Qdisc *sch, struct sk_buff *skb)
 	/* order and cache change only by dfs_rebuild(), under RTNL as
 	 * this dump is.
 	 */
-	if (nla_put_u32(skb, TCA_DFS_LIMIT, READ_ONCE(p->limit)) ||
+	if (nla_put_u32(skb, TCA_DFS_LIMIT, q->mq ? READ_ONCE(q->mq_limit) :
+						   READ_ONCE(p->limit)) ||
 	    nla_put_u32(skb, TCA_DFS_FLOWS, READ_ONCE(q->flows_max)) ||
 	    nla_put_u32(skb, TCA_DFS_ORDER, q->btree.order) ||
 	    nla_put_u32(skb, TCA_DFS_CACHE, q->cache.size) ||

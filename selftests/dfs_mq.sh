@@ -137,6 +137,11 @@ in_ns r tc qdisc replace dev "$R_OUT" root handle 1: dfs_mq limit 100000 key src
 check_err $? "dfs_mq add failed"
 same_opts "100000 src fq 43"
 check_err $? "the queues do not show the root's options: $(opts_of | xargs)"
+# the limit is the root's buffer, each of the two queues' b half of it:
+# an idle queue's wfs (Eq. 1, capped at b) shows its b
+wfs=$(queue_stats wfs | xargs)
+[ "$wfs" = "50000 50000" ]
+check_err $? "the queues' b is not half of the root's limit: wfs $wfs"
 in_ns r tc qdisc change dev "$R_OUT" root dfs_mq limit 150000 order 16
 check_err $? "dfs_mq change failed"
 same_opts "150000 src fq 16"
