@@ -55,12 +55,14 @@ PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
 KERNEL ?=
 KERNELS := $(shell tools/kernels.sh names)
 # "make check" runs the selftests on a second kernel of the matrix too:
-# the netlink interface, the defaults and the two crash-class cases.  The
+# the netlink interface, the defaults, the two crash-class cases, and
+# dfs_mq (on 6.12 the compat copy of sch_mq.c's helpers, as on 6.1).  The
 # others hold on 6.12 as well, but every test on two kernels would take
 # the emulated VM too long for one run; "make check KERNEL=6.12" runs every test
 # (doc/kernels.md).
 CHECK_ALSO ?= 6.12
-CHECK_ALSO_TESTS ?= dfs_params.sh dfs_requeue.sh stfq_child_drops.sh defaults.sh
+CHECK_ALSO_TESTS ?= dfs_params.sh dfs_requeue.sh stfq_child_drops.sh defaults.sh \
+		    dfs_mq.sh
 
 ifeq ($(KERNEL),)
 # Build against the running kernel's build dir where it exists (a real
