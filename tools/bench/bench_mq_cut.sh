@@ -18,10 +18,12 @@
 # places them: "1q" puts everything on tx queue 0; "2q" puts port 10 on
 # queue 1, so the flood (and every user) is on both queues.  Roots:
 #
-#	dfs_mq 1q   one dfs sees all of the flood
+#	dfs 1q      one dfs, the root of the whole device, sees all of the
+#	            flood with the whole buffer: what the others are held to
+#	dfs_mq 1q   queue 0's dfs sees all of it, with its part of the buffer
 #	dfs_mq 2q   each queue's dfs sees half of it; one verdict for both
 #	mq+dfs 2q   mq with a dfs on each queue: two instances that share
-#	            nothing, for comparison
+#	            nothing, each with a whole buffer, for comparison
 #
 # all with dfs's defaults.  On mql1's ingress, flower filters count what
 # the wire delivered of the flood by port (so by queue in 2q), and of the
@@ -42,7 +44,7 @@ RUNS=${BENCH_MQ_CUT_RUNS:-5}
 BG=${CUT_BG:-4}		# the users alone, before the flood
 SECS=${CUT_SECS:-10}	# the flood's run
 FLOOD=10.9.0.1
-CONFIGS="dfs_mq:1q dfs_mq:2q mq+dfs:2q"
+CONFIGS="dfs:1q dfs_mq:1q dfs_mq:2q mq+dfs:2q"
 
 die() { echo "bench-mq-cut: $*" >&2; exit 1; }
 log() { echo "bench-mq-cut: $*" >&2; }
@@ -70,6 +72,7 @@ cut_setup() {
 	b+="filter add dev mql1 ingress pref 2 protocol ip flower src_ip $FLOOD ip_proto udp dst_port 10 action pass"$'\n'
 	b+="filter add dev mql1 ingress pref 3 protocol ip flower src_ip 10.0.0.0/24 action pass"$'\n'
 	case $1 in
+	dfs)	b+="qdisc add dev mql0 root handle 1: dfs"$'\n' ;;
 	dfs_mq)	b+="qdisc add dev mql0 root handle 1: dfs_mq"$'\n' ;;
 	mq+dfs)	b+="qdisc add dev mql0 root handle 1: mq"$'\n'
 		b+="qdisc add dev mql0 parent 1:1 dfs"$'\n'
