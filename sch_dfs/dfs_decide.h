@@ -15,6 +15,7 @@
 #ifndef _DFS_DECIDE_H
 #define _DFS_DECIDE_H
 
+#include <linux/bits.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -83,8 +84,17 @@ struct dfs_meter {
 	u64	busy_ns;	/* time with a backlog in this epoch */
 	u64	deq_bytes;	/* bytes sent in this epoch */
 	u64	deq_rate;	/* link rate: bytes/s sent while busy */
+	u32	busy_part;	/* of the last epoch with a backlog, METER_ONE */
+	u32	link_part;	/* of bandwidth the queue sends, LINK_ONE */
 	bool	one_queue;	/* sched fifo: the flows share one queue */
 };
+
+/*
+ * The part of "bandwidth" a queue of dfs_mq sends, in 1/DFS_LINK_ONE: the
+ * queues share the link that bandwidth gives (dfs_mq_link_part()).  A
+ * dfs on its own sends all of it.
+ */
+#define DFS_LINK_ONE	BIT(16)
 
 enum dfs_verdict {
 	DFS_ALLOW,
@@ -155,6 +165,7 @@ static inline void dfs_meter_tick(struct dfs_meter *m, u64 now,
 	if (busy && busy >= interval / 8)
 		m->deq_rate = mul_u64_u64_div_u64(m->deq_bytes, NSEC_PER_SEC,
 						  busy);
+	m->busy_part = div64_u64(min(busy, elapsed) * DFS_METER_ONE, elapsed);
 	m->busy_ns = 0;
 	/* After an idle gap the previous epoch saw nobody. */
 	m->prev = elapsed < 2 * interval ? m->cur :
@@ -295,11 +306,25 @@ static inline u64 dfs_meter_weight(const struct dfs_meter *m)
 	return max_t(u64, max(m->cur.active, m->prev.active), DFS_METER_ONE);
 }
 
+/*
+ * The link's rate: "bandwidth", of which a queue of dfs_mq sends its part
+ * (link_part), or else the rate the queue measured, which is its part.
+ */
+static inline u64 dfs_link_rate(const struct dfs_params *p,
+				const struct dfs_meter *m)
+{
+	if (!p->bandwidth)
+		return m->deq_rate;
+	if (m->link_part >= DFS_LINK_ONE)
+		return p->bandwidth;
+	return mul_u64_u64_div_u64(p->bandwidth, m->link_part, DFS_LINK_ONE);
+}
+
 /* The link rate shared by flows of weight @weight (at least one flow). */
 static inline u64 dfs_link_share(const struct dfs_params *p,
 				 const struct dfs_meter *m, u64 weight)
 {
-	u64 rate = p->bandwidth ? p->bandwidth : m->deq_rate;
+	u64 rate = dfs_link_rate(p, m);
 
 	return mul_u64_u64_div_u64(rate, DFS_METER_ONE,
 				   max_t(u64, weight, DFS_METER_ONE));

@@ -31,7 +31,10 @@
  * slot, two epochs of rate_interval, set without a lock), and "sched fq"
  * gives a key on k queues 1/k of a key's share of the round on each.  A
  * slot two keys share counts the queues of both: those keys get less,
- * never more.  The queues' n and link rates are still their own.
+ * never more.  The queues share "bandwidth" too: each takes the link
+ * over the number of queues busy beside it (dfs_mq_link_part()).  Each
+ * queue's n is its own: its round divides its part of the link among its
+ * keys, and a key is judged by what that round gives it.
  */
 #include <linux/bitops.h>
 #include <linux/jiffies.h>
@@ -46,6 +49,7 @@
 #include <net/sch_priv.h>
 #include <linux/pkt_sched_dfs.h>
 
+#include "dfs_decide.h"
 #include "dfs_mq.h"
 
 /* Buckets of the table of marked keys, and the most keys it holds: past
@@ -69,6 +73,14 @@ struct dfs_mq_spread {
 	u32		epoch[2];
 };
 
+/* What a queue last told of its load: the part of its last epoch it held
+ * a backlog (DFS_METER_ONE all of it), and when (jiffies).
+ */
+struct dfs_mq_load {
+	unsigned long	stamp;
+	u32		busy;
+};
+
 struct dfs_mq_mark {
 	struct hlist_node	node;		/* in mark_hash, marks_lock */
 	struct rcu_head		rcu;
@@ -85,6 +97,8 @@ struct dfs_mq {
 	struct hlist_head	mark_hash[DFS_MQ_MARK_BUCKETS];
 	struct dfs_mq_spread	*spread;	/* DFS_MQ_SPREAD_SLOTS */
 	u32			epoch_jiffies;	/* the queues' rate_interval */
+	u16			queues;		/* of load */
+	struct dfs_mq_load	*load;		/* a queue each, its own to write */
 };
 
 static struct hlist_head *dfs_mq_bucket(struct dfs_mq *mq,
@@ -199,6 +213,36 @@ u32 dfs_mq_spread(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
 	if (READ_ONCE(s->epoch[i ^ 1]) == e - 1)
 		seen |= READ_ONCE(s->queues[i ^ 1]);
 	return hweight_long(seen);
+}
+
+/*
+ * A new epoch of @queue's meter, which held a backlog @busy of its last
+ * (DFS_METER_ONE all of it): the part of "bandwidth" it sends now, in
+ * 1/DFS_LINK_ONE.  While it has a backlog the device serves it in turn
+ * with the queues that have one too, so it gets the link over their
+ * number: 1 for its own, and each other queue counted by the part of its
+ * epoch it was busy, as of its last epoch if that ended within two
+ * epochs (an idle queue ticks no epoch, and its last word goes stale).
+ * A queue whose traffic comes in bursts is counted by the time it is
+ * busy, not whole, as cake_mq counts an active queue: a ping's queue does
+ * not halve the part of a queue that sends all the time.  Read without a
+ * lock, once an epoch; a value a moment old only moves the part a little.
+ */
+u32 dfs_mq_link_part(struct dfs_mq *mq, u16 queue, u32 busy)
+{
+	unsigned long now = jiffies, fresh = 2 * READ_ONCE(mq->epoch_jiffies);
+	u64 busy_queues = DFS_METER_ONE;
+	unsigned int i;
+
+	WRITE_ONCE(mq->load[queue].busy, busy);
+	WRITE_ONCE(mq->load[queue].stamp, now);
+	for (i = 0; i < mq->queues; i++) {
+		const struct dfs_mq_load *l = &mq->load[i];
+
+		if (i != queue && time_before(now, READ_ONCE(l->stamp) + fresh))
+			busy_queues += min(READ_ONCE(l->busy), DFS_METER_ONE);
+	}
+	return div64_u64((u64)DFS_LINK_ONE * DFS_METER_ONE, busy_queues);
 }
 
 /* The spread's epochs are the queues' rate_interval. */
@@ -322,6 +366,13 @@ static int dfs_mq_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "no memory for dfs_mq");
 		return -ENOMEM;
 	}
+	priv->load = kvcalloc(dev->num_tx_queues, sizeof(*priv->load),
+			      GFP_KERNEL);
+	if (!priv->load) {
+		NL_SET_ERR_MSG_MOD(extack, "no memory for dfs_mq");
+		return -ENOMEM;
+	}
+	priv->queues = dev->num_tx_queues;
 	dfs_mq_set_epoch(priv, priv->mq_priv.qdiscs[0]);
 	for (ntx = 0; ntx < dev->num_tx_queues; ntx++)
 		dfs_join_mq(priv->mq_priv.qdiscs[ntx], priv, ntx,
@@ -339,6 +390,7 @@ static void dfs_mq_destroy(struct Qdisc *sch)
 	mq_destroy_common(sch);
 	WARN_ON_ONCE(priv->marks);
 	kvfree(priv->spread);
+	kvfree(priv->load);
 }
 
 static int dfs_mq_dump(struct Qdisc *sch, struct sk_buff *skb)

@@ -45,6 +45,12 @@ bool dfs_mq_refused(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
  */
 u32 dfs_mq_spread(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
 
+/*
+ * dfs_mq.c: a queue's part of the link, in 1/DFS_LINK_ONE, at each of its
+ * meter's epochs: @busy is the part of the last it held a backlog.
+ */
+u32 dfs_mq_link_part(struct dfs_mq *mq, u16 queue, u32 busy);
+
 /* dfs_qdisc.c: the queues' rate_interval, which the spread's epochs are */
 u64 dfs_rate_interval_ns(struct Qdisc *sch);
 

@@ -567,13 +567,17 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct dfs_flow *flow;
 	struct flowkey key;
 	u64 now = ktime_get_ns();
+	u32 wfs, flags, epoch, meter_epoch = q->meter.epoch;
 	u64 fair_rate;
-	u32 wfs, flags, epoch;
 
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
+	/* dfs_mq: a new epoch, and this queue's part of the link anew */
+	if (unlikely(q->mq) && q->meter.epoch != meter_epoch)
+		q->meter.link_part = dfs_mq_link_part(q->mq, q->mq_queue,
+						      q->meter.busy_part);
 	dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
 	dfs_cpr_link(&q->cpr_clock, &q->cpr_params,
-		     p->bandwidth ? p->bandwidth : q->meter.deq_rate);
+		     dfs_link_rate(p, &q->meter));
 	dfs_classify(q, skb, &key);
 	/* Another queue of dfs_mq flagged the key: refused before it takes
 	 * a flow here, as this queue's own verdict would refuse it.
@@ -1575,12 +1579,11 @@ static void dfs_cpr_release(struct dfs_sched_data *q)
 static void dfs_cpr_change(struct dfs_sched_data *q, const struct dfs_config *c)
 {
 	struct dfs_cpr_params old = q->cpr_params;
-	u64 rate = c->params.bandwidth;
 
 	dfs_cpr_tick(&q->cpr_clock, &old, ktime_get_ns());
 	dfs_cpr_params_set(&q->cpr_params, &c->cpr);
 	dfs_cpr_link(&q->cpr_clock, &q->cpr_params,
-		     rate ? rate : q->meter.deq_rate);
+		     dfs_link_rate(&c->params, &q->meter));
 	dfs_cpr_retune(&q->cpr_clock, &old, &q->cpr_params);
 	if (c->cpr_mode == TC_DFS_CPR_OFF && q->cpr_mode != TC_DFS_CPR_OFF)
 		dfs_cpr_release(q);

@@ -23,7 +23,8 @@
 #      that verdict (drop_shared), no other key flagged, TCP takes the
 #      link; and the three hosts share it fairly (Jain's index of their
 #      goodputs >= 0.95), host A's four connections over both queues
-#      getting one host's share, not one on each queue.
+#      getting one host's share, not one on each queue.  Again with
+#      bandwidth set to the link's rate, which the queues share.
 #   3. Under the same traffic, the root is changed (limit, order and cache:
 #      a rebuild, key, sched), deleted and added again: every step
 #      succeeds, and nothing stays queued after.  The VM runner unloads
@@ -169,49 +170,61 @@ in_ns r ip link del q1
 log_test "dfs_mq: one configuration for every queue"
 
 # --- 2. one verdict ---------------------------------------------------------
-RET=0
-in_ns r tc qdisc replace dev "$R_OUT" root handle 1: dfs_mq limit 100000 key src
-check_err $? "dfs_mq add failed"
-t0=$SECONDS
-start_traffic "$FLOW_SECS" "$OUT" || exit $ksft_fail
-sleep "$WARMUP"
-a=$(rx_bytes)
-sleep "$WINDOW"
-b=$(rx_bytes)
-[ $((SECONDS - t0)) -lt $((FLOW_SECS - 1)) ]
-check_err $? "the window ended $((SECONDS - t0)) s after the first flow started, past its end"
-stats=$(queue_stats drop_malicious drop_shared drop_cpr)
-flagged=$(queue_stats malicious cpr_flows | awk '{ s += $1 + $2 } END { print s + 0 }')
-wait_flows
-check_err $? "traffic did not run"
-read -r ra rb rc rflood <<<"$(rx_rates "$a" "$b")"
-tcp=$((ra + rb + rc))
-log_info "rx kbit/s: A $((ra / 1000)) B $((rb / 1000)) C $((rc / 1000)) flood $((rflood / 1000)); hosts' Jain $(jain_index "$ra" "$rb" "$rc")"
-log_info "per queue (drop_malicious drop_shared drop_cpr): $(paste -sd, <<<"$stats")"
-log_info "keys flagged on the queues at the end: $flagged"
-[ "$rflood" -lt $((LINK_BPS / 20)) ]
-check_err $? "the flood got $rflood bit/s, not under 5% of the link"
-python3 -S -c '
+# flood_case OPTS WHAT: case 2 under "dfs_mq OPTS", WHAT in its results.
+flood_case()
+{
+	local opts=$1 what=$2 t0 a b stats flagged ra rb rc rflood tcp jain
+
+	RET=0
+	in_ns r tc qdisc replace dev "$R_OUT" root handle 1: dfs_mq $opts
+	check_err $? "dfs_mq $opts: add failed"
+	t0=$SECONDS
+	start_traffic "$FLOW_SECS" "$OUT" || exit $ksft_fail
+	sleep "$WARMUP"
+	a=$(rx_bytes)
+	sleep "$WINDOW"
+	b=$(rx_bytes)
+	[ $((SECONDS - t0)) -lt $((FLOW_SECS - 1)) ]
+	check_err $? "the window ended $((SECONDS - t0)) s after the first flow started, past its end"
+	stats=$(queue_stats drop_malicious drop_shared drop_cpr)
+	flagged=$(queue_stats malicious cpr_flows | awk '{ s += $1 + $2 } END { print s + 0 }')
+	wait_flows
+	check_err $? "traffic did not run"
+	read -r ra rb rc rflood <<<"$(rx_rates "$a" "$b")"
+	tcp=$((ra + rb + rc))
+	jain=$(jain_index "$ra" "$rb" "$rc")
+	log_info "$what: rx kbit/s: A $((ra / 1000)) B $((rb / 1000)) C $((rc / 1000)) flood $((rflood / 1000)); hosts' Jain $jain"
+	log_info "$what: per queue (drop_malicious drop_shared drop_cpr): $(paste -sd, <<<"$stats")"
+	log_info "$what: keys flagged on the queues at the end: $flagged"
+	[ "$rflood" -lt $((LINK_BPS / 20)) ]
+	check_err $? "the flood got $rflood bit/s, not under 5% of the link"
+	python3 -S -c '
 import sys
 rows = [list(map(int, l.split())) for l in sys.argv[1].splitlines()]
 sys.exit(not (len(rows) == 2 and all(r[0] + r[1] + r[2] > 0 for r in rows)))' "$stats"
-check_err $? "the flood was not refused on both queues"
-[ "$(awk '{ s += $2 } END { print s + 0 }' <<<"$stats")" -gt 0 ]
-check_err $? "no queue refused the flood by another queue's verdict"
-# the flood's key, on one queue: a TCP host flagged would count too
-[ "$flagged" = 1 ]
-check_err $? "$flagged keys flagged at the end, not the flood's alone"
-# of the wire's 10 Mbit/s, Ethernet headers and the emulated guest's
-# timer latency take a few percent
-[ "$tcp" -ge $((LINK_BPS * 80 / 100)) ]
-check_err $? "TCP got $tcp bit/s, under 80% of the link"
-log_test "dfs_mq: a flood over both queues is cut off on both"
+	check_err $? "the flood was not refused on both queues"
+	[ "$(awk '{ s += $2 } END { print s + 0 }' <<<"$stats")" -gt 0 ]
+	check_err $? "no queue refused the flood by another queue's verdict"
+	# the flood's key, on one queue: a TCP host flagged would count too
+	[ "$flagged" = 1 ]
+	check_err $? "$flagged keys flagged at the end, not the flood's alone"
+	# of the wire's 10 Mbit/s, Ethernet headers and the emulated
+	# guest's timer latency take a few percent
+	[ "$tcp" -ge $((LINK_BPS * 80 / 100)) ]
+	check_err $? "TCP got $tcp bit/s, under 80% of the link"
+	log_test "dfs_mq $what: a flood over both queues is cut off on both"
 
-RET=0
-jain=$(jain_index "$ra" "$rb" "$rc")
-awk -v j="$jain" 'BEGIN { exit !(j >= 0.95) }'
-check_err $? "the hosts' Jain index $jain < 0.95 (A $ra, B $rb, C $rc bit/s)"
-log_test "dfs_mq key src: a host on both queues gets one host's share"
+	RET=0
+	awk -v j="$jain" 'BEGIN { exit !(j >= 0.95) }'
+	check_err $? "the hosts' Jain index $jain < 0.95 (A $ra, B $rb, C $rc bit/s)"
+	log_test "dfs_mq $what: a host on both queues gets one host's share"
+}
+
+flood_case "limit 100000 key src" "key src"
+# bandwidth is the whole link's: the two queues, both busy, send half of
+# it each, and judge by that (a whole each never cut the flood)
+flood_case "limit 100000 key src bandwidth $((LINK_BPS / 1000))kbit" \
+	"bandwidth"
 
 # --- 3. change and delete under traffic --------------------------------------
 RET=0

@@ -72,6 +72,18 @@ static void test_meter(void)
 	CHECK(dfs_fair_rate(&p, &m) == 625000, "fair = rate / n");
 	p.bandwidth = 1000000;
 	CHECK(dfs_fair_rate(&p, &m) == 500000, "bandwidth overrides");
+	/* a queue of dfs_mq that sends a third of bandwidth */
+	m.link_part = DFS_LINK_ONE / 3;
+	m.stale = true;
+	dfs_meter_update(&p, &m);
+	CHECK(dfs_link_rate(&p, &m) == 333328 && m.fair == 166664,
+	      "a part of bandwidth: %llu, fair %llu",
+	      (unsigned long long)dfs_link_rate(&p, &m),
+	      (unsigned long long)m.fair);
+	p.bandwidth = 0;
+	CHECK(dfs_link_rate(&p, &m) == 1250000, "the measured rate is its part");
+	p.bandwidth = 1000000;
+	m.link_part = DFS_LINK_ONE;
 	dfs_meter_seen(&m, &a);
 	dfs_meter_tick(&m, 200 * MS, 100 * MS);
 	CHECK(dfs_meter_active(&m) == 1, "b went idle");
@@ -96,6 +108,7 @@ static void test_meter_link_rate(void)
 	dfs_meter_tick(&m, 100 * MS, 100 * MS);
 	CHECK(m.deq_rate == 1250000, "half busy: %llu",
 	      (unsigned long long)m.deq_rate);
+	CHECK(m.busy_part == DFS_METER_ONE / 2, "busy half: %u", m.busy_part);
 	/* busy across the epoch's end: both epochs get their part */
 	dfs_meter_busy(&m, 150 * MS);
 	m.deq_bytes = 62500;
@@ -106,6 +119,7 @@ static void test_meter_link_rate(void)
 	dfs_meter_tick(&m, 300 * MS, 100 * MS);
 	CHECK(m.deq_rate == 1250000, "busy all epoch: %llu",
 	      (unsigned long long)m.deq_rate);
+	CHECK(m.busy_part == DFS_METER_ONE, "busy all: %u", m.busy_part);
 	/* idle, or busy too briefly to tell: the last rate stays */
 	dfs_meter_idle(&m, 300 * MS);
 	m.deq_bytes = 0;
