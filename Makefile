@@ -238,9 +238,10 @@ bench-hishape: modules tc
 #                fq_codel, two pktgen threads, wall clock (no icount: it
 #                runs one vCPU at a time): results/bench-mq/table.md; and
 #                how fast a flood spread over two queues is cut, on the
-#                mqlink test device: results/bench-mq/cut.md
+#                mqlink test device: results/bench-mq/cut.md, and with
+#                bandwidth 10mbit cut-bandwidth.md
 bench-mq: test-modules tc
-	VM_MEMORY=2G VM_TIMEOUT=1200 VM_APPEND=tsc=reliable \
+	VM_MEMORY=2G VM_TIMEOUT=2400 VM_APPEND=tsc=reliable \
 	BENCH_HOST="$$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $$(nproc) cores" \
 		tools/vm-run.sh tools/bench/bench_mq.sh
 

@@ -20,7 +20,8 @@
 # at a time, and could not show two CPUs at once).  Writes
 # results/bench-mq/raw.csv (round,qdisc,queues,pps) and table.md.
 # It measures and reports; it fails only when it could not measure.
-# Then bench_mq_cut.sh, in the same boot: a flood over both queues.
+# Then bench_mq_cut.sh, in the same boot: a flood over both queues, with
+# the link rate measured and with bandwidth 10mbit.
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -166,5 +167,7 @@ print("DFS's gain over fq_codel's, round by round: median %.2f (%.2f-%.2f), %d r
 EOF
 cat "$OUT/table.md"
 
-# the same boot: the flood spread over the queues
-"$HERE/bench_mq_cut.sh"
+# the same boot: the flood spread over the queues, with the link rate
+# measured (dfs's default) and given
+"$HERE/bench_mq_cut.sh" || exit 1
+CUT_OPTS="bandwidth 10mbit" CUT_NAME=cut-bandwidth "$HERE/bench_mq_cut.sh"

@@ -25,14 +25,15 @@
 #	mq+dfs 2q   mq with a dfs on each queue: two instances that share
 #	            nothing, each with a whole buffer, for comparison
 #
-# all with dfs's defaults.  On mql1's ingress, flower filters count what
+# all with dfs's defaults and CUT_OPTS (e.g. "bandwidth 10mbit": the
+# link's rate, which dfs_mq's queues share).  On mql1's ingress, flower filters count what
 # the wire delivered of the flood by port (so by queue in 2q), and of the
 # users, sampled over netlink every 20 ms (tools/qdisc_sample.py).  The
 # flood's first delivered packet is its start; it is cut from the first
 # sample after which neither port's count grows for a second, and "back"
 # if either grows again later.  Each round in a new order,
 # BENCH_MQ_CUT_RUNS rounds.  Writes
-# results/bench-mq/cut.csv and cut.md.  It measures and reports; it fails
+# results/bench-mq/cut.csv and cut.md (CUT_NAME.csv and .md).  It measures and reports; it fails
 # only when it could not measure.
 
 set -u
@@ -45,6 +46,8 @@ BG=${CUT_BG:-4}		# the users alone, before the flood
 SECS=${CUT_SECS:-10}	# the flood's run
 FLOOD=10.9.0.1
 CONFIGS="dfs:1q dfs_mq:1q dfs_mq:2q mq+dfs:2q"
+OPTS=${CUT_OPTS:-}
+NAME=${CUT_NAME:-cut}
 
 die() { echo "bench-mq-cut: $*" >&2; exit 1; }
 log() { echo "bench-mq-cut: $*" >&2; }
@@ -72,11 +75,11 @@ cut_setup() {
 	b+="filter add dev mql1 ingress pref 2 protocol ip flower src_ip $FLOOD ip_proto udp dst_port 10 action pass"$'\n'
 	b+="filter add dev mql1 ingress pref 3 protocol ip flower src_ip 10.0.0.0/24 action pass"$'\n'
 	case $1 in
-	dfs)	b+="qdisc add dev mql0 root handle 1: dfs"$'\n' ;;
-	dfs_mq)	b+="qdisc add dev mql0 root handle 1: dfs_mq"$'\n' ;;
+	dfs)	b+="qdisc add dev mql0 root handle 1: dfs $OPTS"$'\n' ;;
+	dfs_mq)	b+="qdisc add dev mql0 root handle 1: dfs_mq $OPTS"$'\n' ;;
 	mq+dfs)	b+="qdisc add dev mql0 root handle 1: mq"$'\n'
-		b+="qdisc add dev mql0 parent 1:1 dfs"$'\n'
-		b+="qdisc add dev mql0 parent 1:2 dfs"$'\n' ;;
+		b+="qdisc add dev mql0 parent 1:1 dfs $OPTS"$'\n'
+		b+="qdisc add dev mql0 parent 1:2 dfs $OPTS"$'\n' ;;
 	esac
 	tc -batch - <<<"$b"
 }
@@ -122,7 +125,7 @@ cut_run() {
 }
 
 modprobe pktgen || die "no pktgen"
-CSV=$OUT/cut.csv
+CSV=$OUT/$NAME.csv
 echo "round,config,cut_s,back,flood_kbit_after,users_kbit_before,users_kbit_flood" > "$CSV"
 read -ra list <<<"$CONFIGS"
 n=${#list[@]}
@@ -130,7 +133,7 @@ for ((r = 1; r <= RUNS; r++)); do
 	for ((i = 0; i < n; i++)); do
 		c=${list[$(((i + r) % n))]}
 		cut_setup "${c%:*}" "${c#*:}" || die "can not set up $c"
-		dir=$OUT/cut-$r-${c/+/-}
+		dir=$OUT/$NAME-$r-${c/+/-}
 		cut_run "$dir" || die "$c: the run failed"
 		line=$(python3 - "$dir/samples" "$FLOOD" "$BG" <<'EOF'
 import sys
@@ -184,10 +187,11 @@ tc qdisc del dev mql0 root 2>/dev/null
 tc qdisc del dev mql0 clsact 2>/dev/null
 tc qdisc del dev mql1 clsact 2>/dev/null
 
-python3 - "$CSV" $CONFIGS > "$OUT/cut.md" <<'EOF' || die "no table"
+python3 - "$CSV" "$OPTS" $CONFIGS > "$OUT/$NAME.md" <<'EOF' || die "no table"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-configs = sys.argv[2:]
+opts = sys.argv[2]
+configs = sys.argv[3:]
 print("| root | queues | cut after, s: median (min-max) | back after the cut | flood after 2 s, kbit/s (median) | users before / during, kbit/s (median) |")
 print("|---|---|---:|---:|---:|---:|")
 for cfg in configs:
@@ -205,8 +209,8 @@ for cfg in configs:
         sum(int(x["back"]) for x in r), len(r), med("flood_kbit_after"),
         med("users_kbit_before"), med("users_kbit_flood")))
 print()
-print("%d rounds; cut: the flood's first second with nothing delivered on "
-      "either port, from its first packet delivered"
-      % (len(rows) // len(configs)))
+print("%d rounds%s; cut: the flood's first second with nothing delivered "
+      "on either port, from its first packet delivered"
+      % (len(rows) // len(configs), ", dfs %s" % opts if opts else ""))
 EOF
-cat "$OUT/cut.md"
+cat "$OUT/$NAME.md"
