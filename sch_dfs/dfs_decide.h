@@ -220,17 +220,27 @@ static inline void dfs_meter_idle(struct dfs_meter *m, u64 now)
  * attack's burst (one packet an RTO) lowered the fair rate of the one
  * that took the link they left idle, until Algorithm 3 marked it (the
  * lab's scenario 6).  A flow not measured yet counts whole.
+ *
+ * A key that dfs_mq's queues share (@split of them, sched fq) takes 1/split
+ * of a key's share of each one's round (dfs_fq_key_split()), so it counts
+ * at most 1/split of a flow in each queue's n: then each queue's fair rate
+ * is the share its round gives a whole key, and the key's is that over
+ * split (dfs_fair_split()).  Its rate on the queue against the fair rate
+ * weighs it as before, br / rate, now capped at 1/split.
  */
 static inline u32 dfs_flow_weight(const struct dfs_meter *m,
-				  const struct dfs_flow *f, u64 fair_rate)
+				  const struct dfs_flow *f, u64 fair_rate,
+				  u32 split)
 {
+	u32 whole = DFS_METER_ONE / max(split, 1U);
 	u64 br = dfs_flow_bitrate(f);
 
 	if (!br || br >= fair_rate ||
 	    (m->one_queue && (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV))))
-		return DFS_METER_ONE;
+		return whole;
 	/* the quotient is under DFS_METER_ONE: no overflow */
-	return mul_u64_u64_div_u64(br, DFS_METER_ONE, fair_rate);
+	return min_t(u64, mul_u64_u64_div_u64(br, DFS_METER_ONE, fair_rate),
+		     whole);
 }
 
 /*
@@ -271,14 +281,15 @@ static inline bool dfs_meter_count(struct dfs_meter *m, struct dfs_flow *f)
  * if the dropped flows were let in, by the meter's rates of the last
  * dfs_meter_update().
  */
-static inline void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f)
+static inline void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f,
+				  u32 split)
 {
 	if (dfs_meter_count(m, f)) {
-		m->cur.n += DFS_METER_ONE;
-		m->cur.step += dfs_flow_weight(m, f, m->paper);
-		m->cur.step_r += dfs_flow_weight(m, f, m->paper_r);
-		m->cur.active += dfs_flow_weight(m, f, m->step);
-		m->cur.active_r += dfs_flow_weight(m, f, m->step_r);
+		m->cur.n += DFS_METER_ONE / max(split, 1U);
+		m->cur.step += dfs_flow_weight(m, f, m->paper, split);
+		m->cur.step_r += dfs_flow_weight(m, f, m->paper_r, split);
+		m->cur.active += dfs_flow_weight(m, f, m->step, split);
+		m->cur.active_r += dfs_flow_weight(m, f, m->step_r, split);
 	}
 }
 
@@ -288,12 +299,12 @@ static inline void dfs_meter_seen(struct dfs_meter *m, struct dfs_flow *f)
  * for dfs_fair_rate_readmitted().
  */
 static inline void dfs_meter_seen_dropped(struct dfs_meter *m,
-					  struct dfs_flow *f)
+					  struct dfs_flow *f, u32 split)
 {
 	if (dfs_meter_count(m, f)) {
-		m->cur.n_dropped += DFS_METER_ONE;
-		m->cur.step_dropped += dfs_flow_weight(m, f, m->paper_r);
-		m->cur.dropped += dfs_flow_weight(m, f, m->step_r);
+		m->cur.n_dropped += DFS_METER_ONE / max(split, 1U);
+		m->cur.step_dropped += dfs_flow_weight(m, f, m->paper_r, split);
+		m->cur.dropped += dfs_flow_weight(m, f, m->step_r, split);
 	}
 }
 
@@ -366,6 +377,15 @@ static inline u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
 {
 	return dfs_link_share(p, m, max(m->cur.active_r, m->prev.active_r) +
 				    max(m->cur.dropped, m->prev.dropped));
+}
+
+/*
+ * The fair rate of a key that @split queues of dfs_mq share: each queue's
+ * round gives it 1/split of a key's share (dfs_flow_weight()).
+ */
+static inline u64 dfs_fair_split(u64 fair_rate, u32 split)
+{
+	return split > 1 ? div_u64(fair_rate, split) : fair_rate;
 }
 
 /*

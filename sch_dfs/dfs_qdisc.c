@@ -279,6 +279,21 @@ static bool dfs_fq_mode(const struct dfs_sched_data *q)
 	return q->sched == TC_DFS_SCHED_FQ;
 }
 
+/*
+ * dfs_mq, sched fq: the queues @flow's key is active on, as its share of
+ * the round last had it (dfs_fq_add()); 1 for any other.  Its fair rate
+ * and its weight in n are by the share it gets (dfs_flow_weight()).
+ */
+static u32 dfs_key_split(struct dfs_sched_data *q, struct dfs_flow *flow)
+{
+	struct dfs_fq_key *k;
+
+	if (likely(!q->mq) || !dfs_fq_mode(q))
+		return 1;
+	k = dfs_flow_fq(flow)->fk;
+	return k && k->drr.split > 1 ? k->drr.split : 1;
+}
+
 static struct dfs_skb_cb *dfs_skb_cb(const struct sk_buff *skb)
 {
 	qdisc_cb_private_validate(skb, sizeof(struct dfs_skb_cb));
@@ -567,7 +582,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct dfs_flow *flow;
 	struct flowkey key;
 	u64 now = ktime_get_ns();
-	u32 wfs, flags, epoch, meter_epoch = q->meter.epoch;
+	u32 wfs, flags, epoch, split, meter_epoch = q->meter.epoch;
 	u64 fair_rate;
 
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
@@ -606,8 +621,10 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 */
 	dfs_meter_update(p, &q->meter);
 	flags = flow->flags;
+	split = dfs_key_split(q, flow);
 	fair_rate = flags & DFS_F_MALICIOUS ? q->meter.fair_r : q->meter.fair;
-	verdict = dfs_decide(p, flow, now, q->wfs_ewma, fair_rate);
+	verdict = dfs_decide(p, flow, now, q->wfs_ewma,
+			     dfs_fair_split(fair_rate, split));
 	dfs_cpr_judge(q, flow, now);
 	if (flags != flow->flags) {
 		dfs_count_flags(q, flags, -1);
@@ -619,7 +636,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * that share it (Eq. 1's b / n, the fair rate), but counted apart.
 	 */
 	if (verdict == DFS_DROP) {
-		dfs_meter_seen_dropped(&q->meter, flow);
+		dfs_meter_seen_dropped(&q->meter, flow, split);
 		q->stats.drop_malicious++;
 		goto congestion_drop;
 	}
@@ -633,7 +650,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (verdict == DFS_MARK)
 		dfs_congested(q, flow);
 	epoch = flow->epoch;
-	dfs_meter_seen(&q->meter, flow);
+	dfs_meter_seen(&q->meter, flow, split);
 
 	if (unlikely(sch->qstats.backlog + len > p->limit)) {
 		q->stats.drop_overlimit++;

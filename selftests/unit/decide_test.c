@@ -58,12 +58,12 @@ static void test_meter(void)
 	dfs_meter_init(&m, 0);
 	dfs_meter_busy(&m, 0);
 	CHECK(dfs_meter_active(&m) == 1, "at least one");
-	dfs_meter_seen(&m, &a);
-	dfs_meter_seen(&m, &b);
+	dfs_meter_seen(&m, &a, 1);
+	dfs_meter_seen(&m, &b, 1);
 	CHECK(m.cur.active == 0, "one packet each: nobody active yet");
-	dfs_meter_seen(&m, &a);
-	dfs_meter_seen(&m, &a);
-	dfs_meter_seen(&m, &b);
+	dfs_meter_seen(&m, &a, 1);
+	dfs_meter_seen(&m, &a, 1);
+	dfs_meter_seen(&m, &b, 1);
 	CHECK(dfs_meter_active(&m) == 2, "two seen: %u", dfs_meter_active(&m));
 	m.deq_bytes = 125000;
 	dfs_meter_tick(&m, 100 * MS, 100 * MS);
@@ -84,7 +84,7 @@ static void test_meter(void)
 	CHECK(dfs_link_rate(&p, &m) == 1250000, "the measured rate is its part");
 	p.bandwidth = 1000000;
 	m.link_part = DFS_LINK_ONE;
-	dfs_meter_seen(&m, &a);
+	dfs_meter_seen(&m, &a, 1);
 	dfs_meter_tick(&m, 200 * MS, 100 * MS);
 	CHECK(dfs_meter_active(&m) == 1, "b went idle");
 	dfs_meter_tick(&m, 900 * MS, 100 * MS);
@@ -152,8 +152,8 @@ static void test_meter_lone_packets(void)
 	for (e = 0; e < 50; e++) {
 		/* 500 lone hits per epoch on 4096 known flows */
 		for (i = 0; i < 500; i++)
-			dfs_meter_seen(&m, &known[(e * 500 + i * 7) % 4096]);
-		dfs_meter_seen(&m, &steady);
+			dfs_meter_seen(&m, &known[(e * 500 + i * 7) % 4096], 1);
+		dfs_meter_seen(&m, &steady, 1);
 		t += 100 * MS;
 		dfs_meter_tick(&m, t, 100 * MS);
 	}
@@ -173,7 +173,7 @@ static u64 meter_epoch(const struct dfs_params *p, struct dfs_meter *m,
 
 	for (i = 0; i < 2 * n; i++) {
 		dfs_meter_update(p, m);
-		dfs_meter_seen(m, flows[i / 2]);
+		dfs_meter_seen(m, flows[i / 2], 1);
 	}
 	dfs_meter_tick(m, epoch * 100 * MS, 100 * MS);
 	return dfs_fair_rate(p, m);
@@ -612,8 +612,8 @@ static void readmitted_run(const struct dfs_params *p, u64 attack_rate,
 		dfs_meter_tick(&m, t, p->rate_interval_ns);
 		dfs_meter_update(p, &m);
 		for (i = 0; i < 5; i++) {
-			dfs_meter_seen(&m, &tcp[i]);
-			dfs_meter_seen(&m, &udp[i]);
+			dfs_meter_seen(&m, &tcp[i], 1);
+			dfs_meter_seen(&m, &udp[i], 1);
 		}
 		for (i = 0; i < 5; i++) {
 			struct dfs_flow *f = &atk[i];
@@ -625,9 +625,9 @@ static void readmitted_run(const struct dfs_params *p, u64 attack_rate,
 			judge = mal && readmitted ? m.fair_r : m.fair;
 			f->backlog = mal ? 0 : 20000;
 			if (dfs_decide(p, f, t, 10000, judge) == DFS_DROP)
-				dfs_meter_seen_dropped(&m, f);
+				dfs_meter_seen_dropped(&m, f, 1);
 			else
-				dfs_meter_seen(&m, f);
+				dfs_meter_seen(&m, f, 1);
 			if (!mal && (f->flags & DFS_F_MALICIOUS))
 				(*marked)++;
 		}
@@ -652,6 +652,60 @@ static void test_readmitted_fair_rate(void)
 	CHECK(still == 0, "0.8 times the share: %d marked at the end", still);
 }
 
+/*
+ * dfs_mq, sched fq: host A's connections on both of two queues, host B on
+ * this one alone.  The round gives A half a key's quantum (split 2), so
+ * of this queue's part of the link R, B gets 2R/3 and A R/3.  With A
+ * counted at most half a flow, n is 1.5 and the fair rate 2R/3: B is at
+ * its fair rate, and A at its own, 2R/3 over 2.  Counted whole, n would
+ * be 2 and B at 1.33 times R/2, near the margin of 1.5 for what the
+ * round gives it.  A key that sends under its split share weighs by its
+ * rate, as any flow does.
+ */
+static void test_meter_split(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_flow a = {}, b = {};
+	struct dfs_flow *both[2] = { &a, &b };
+	const u64 link = 1250000;	/* this queue's part, bytes/s */
+	struct dfs_meter m;
+	u64 fair = 0;
+	int e, i;
+
+	dfs_flow_set_bitrate(&a, link / 3);
+	dfs_flow_set_bitrate(&b, link * 2 / 3);
+	dfs_meter_init(&m, 0);
+	m.deq_rate = link;
+	for (e = 1; e <= 4; e++) {
+		for (i = 0; i < 4; i++) {
+			dfs_meter_update(&p, &m);
+			dfs_meter_seen(&m, both[i / 2], i < 2 ? 2 : 1);
+		}
+		dfs_meter_tick(&m, e * 100 * MS, 100 * MS);
+		fair = dfs_fair_rate(&p, &m);
+	}
+	CHECK(m.prev.n == DFS_METER_ONE * 3 / 2, "n %llu of 1.5 flows",
+	      (unsigned long long)m.prev.n);
+	CHECK(fair >= link * 2 / 3 - 10 && fair <= link * 2 / 3 + 10,
+	      "fair %llu, not 2R/3", (unsigned long long)fair);
+	CHECK(dfs_fair_split(fair, 2) == fair / 2 &&
+	      dfs_fair_split(fair, 1) == fair && dfs_fair_split(fair, 0) == fair,
+	      "a split key's fair rate");
+	/* A at its split share: not over 1.5 times it */
+	CHECK(dfs_flow_bitrate(&a) * 2 < dfs_fair_split(fair, 2) * 3,
+	      "A over its share");
+
+	/* a split key weighs by its rate, capped at 1/split */
+	dfs_flow_set_bitrate(&a, link / 10);
+	CHECK(dfs_flow_weight(&m, &a, link, 2) == DFS_METER_ONE / 10,
+	      "light: %u", dfs_flow_weight(&m, &a, link, 2));
+	dfs_flow_set_bitrate(&a, link * 9 / 10);
+	CHECK(dfs_flow_weight(&m, &a, link, 2) == DFS_METER_ONE / 2,
+	      "heavy: %u", dfs_flow_weight(&m, &a, link, 2));
+	CHECK(dfs_flow_weight(&m, &a, link, 0) == DFS_METER_ONE * 9 / 10,
+	      "split 0 is 1: %u", dfs_flow_weight(&m, &a, link, 0));
+}
+
 int main(void)
 {
 	TEST(test_wfs);
@@ -659,6 +713,7 @@ int main(void)
 	TEST(test_meter);
 	TEST(test_meter_lone_packets);
 	TEST(test_meter_weights);
+	TEST(test_meter_split);
 	TEST(test_meter_link_rate);
 	TEST(test_bitrate);
 	TEST(test_pm_rises);

@@ -8,8 +8,10 @@
  *   - wfs = min(b, b (b - q) / (n q)), 0 on a full buffer, b when empty;
  *   - the EWMA stays between its old value and the new sample;
  *   - rates are bytes * 10^9 / elapsed ns, exactly;
- *   - a flow counts in n with the weight of its rate and its losses, a
- *     window's loss moves to the last window's when the window closes;
+ *   - a flow counts in n with the weight of its rate and its losses, at
+ *     most 1/split for a key dfs_mq's queues share, and is judged by
+ *     1/split of the fair rate; a window's loss moves to the last
+ *     window's when the window closes;
  *   - p_m, the verdict and the flags of every decision are those of the
  *     reference, p_m never leaves [min_th, max_th];
  *   - no division by zero, no overflow (UBSan), and no 128-by-64-bit
@@ -100,16 +102,19 @@ static enum dfs_verdict ref_decide(const struct dfs_params *p,
 /*
  * A flow's weight in n against a rate: whole when not measured, in one
  * queue when it lost a packet to congestion in this window or the last,
- * or from that rate on; else br / rate of a flow, rounded down.
+ * or from that rate on; else br / rate of a flow, rounded down.  A key
+ * dfs_mq's queues share, @split of them, weighs at most 1/split.
  */
-static u64 ref_weight(const struct dfs_flow *f, u64 fair, bool one_queue)
+static u64 ref_weight(const struct dfs_flow *f, u64 fair, bool one_queue,
+		      u32 split)
 {
 	u64 br = (u64)f->bitrate * 8;	/* stored in 8 bytes/s */
+	u64 whole = DFS_METER_ONE / (split ? split : 1);
 
 	if (!br || (one_queue && (f->flags & (DFS_F_LOSS | DFS_F_LOSS_PREV))) ||
 	    br >= fair)
-		return DFS_METER_ONE;
-	return (u128)br * DFS_METER_ONE / fair;
+		return whole;
+	return min((u64)((u128)br * DFS_METER_ONE / fair), whole);
 }
 
 /* The link shared by flows of weight @w, as dfs_link_share() has it. */
@@ -149,7 +154,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct dfs_meter_counts c, old_c;
 	u64 busy_start = 0, busy_ns = 0;
 	bool busy = false;
-	u32 ewma, old, wfs, n, was;
+	u32 ewma, old, wfs, n, was, split;
+	u64 whole;
 	u128 rate;
 
 	p.limit = range(&in, 4, 1024, 1U << 30);
@@ -225,30 +231,38 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			}
 			old_c = m.cur;
 			was = f.epoch;
+			/* the queues of dfs_mq the key is on: mostly one */
+			split = op & 0x08 ? get(&in, 1) % 65 : 1;
 			/* admitted, or dropped as malicious: counted apart */
 			if (op & 0x10)
-				dfs_meter_seen_dropped(&m, &f);
+				dfs_meter_seen_dropped(&m, &f, split);
 			else
-				dfs_meter_seen(&m, &f);
+				dfs_meter_seen(&m, &f, split);
+			whole = DFS_METER_ONE / (split ? split : 1);
 			c = old_c;
 			if ((f.epoch & 1) && f.epoch != was) {
 				FUZZ_ASSERT(m.stale);
 				if (op & 0x10) {
-					c.n_dropped += DFS_METER_ONE;
+					c.n_dropped += whole;
 					c.step_dropped += ref_weight(&f, m.paper_r,
-								     m.one_queue);
+								     m.one_queue,
+								     split);
 					c.dropped += ref_weight(&f, m.step_r,
-								m.one_queue);
+								m.one_queue,
+								split);
 				} else {
-					c.n += DFS_METER_ONE;
+					c.n += whole;
 					c.step += ref_weight(&f, m.paper,
-							     m.one_queue);
+							     m.one_queue, split);
 					c.step_r += ref_weight(&f, m.paper_r,
-							       m.one_queue);
+							       m.one_queue,
+							       split);
 					c.active += ref_weight(&f, m.step,
-							       m.one_queue);
+							       m.one_queue,
+							       split);
 					c.active_r += ref_weight(&f, m.step_r,
-								 m.one_queue);
+								 m.one_queue,
+								 split);
 				}
 			}
 			FUZZ_ASSERT(!memcmp(&c, &m.cur, sizeof(c)));
@@ -339,6 +353,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				fair = rfair;	/* as enqueue judges it */
 			if (op & 0x20)	/* or any fair rate at all */
 				fair = get(&in, 8);
+			/* a key on split queues of dfs_mq: its share of it */
+			if (op & 0x08) {
+				split = get(&in, 1) % 65;
+				rfair = dfs_fair_split(fair, split);
+				FUZZ_ASSERT(rfair == (split > 1 ? fair / split :
+						      fair));
+				fair = rfair;
+			}
 			rf = f;
 			FUZZ_ASSERT(dfs_decide(&p, &f, now, wfs, fair) ==
 				    ref_decide(&p, &rf, now, wfs, fair));

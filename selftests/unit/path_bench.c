@@ -253,12 +253,12 @@ static void packet(struct bench *b, const struct flowkey *key, u32 len)
 	verdict = dfs_decide(p, flow, b->now, b->wfs_ewma, fair_rate);
 	flow_place(b, flow);
 	if (verdict == DFS_DROP) {
-		dfs_meter_seen_dropped(&b->meter, flow);
+		dfs_meter_seen_dropped(&b->meter, flow, 1);
 		b->dropped++;
 		return;
 	}
 	dfs_cpr_arrive(&b->clock, &flow->cpr, len);
-	dfs_meter_seen(&b->meter, flow);
+	dfs_meter_seen(&b->meter, flow, 1);
 	if (!b->fq_mode)
 		return;
 	fq_add(b, flow, len);
