@@ -164,6 +164,33 @@ class PolicyTest(unittest.TestCase):
         self.assertEqual(pol.rules(reg, 6)[0], {})
 
 
+    def test_dfs_mq_queues(self):
+        """dfs_mq: the root's handle, a key per queue.  A key two queues
+        flag holds its rule until both let it go; one queue's FLUSH
+        lets go of its keys alone; a dump of the root lists them all."""
+        reg, pol = Registry(), Policy(min_flagged=0, hold=0)
+        q0, q1 = key("10.0.0.1", queue=0), key("10.0.0.1", queue=1)
+        c = key("10.0.0.3", queue=1)
+        ev = verdict.event_of(verdict.CMD_FLAG, {
+            "ifindex": 3, "handle": 0x10000, "queue": 1, "family": 2,
+            "key_mode": 0, "src": A("10.0.0.1").packed,
+            "dst": A("10.9.0.1").packed})
+        self.assertEqual((ev.queue, ev.key), (1, q1))
+        self.assertIn("queue 1", str(ev.key))
+        for k in (q0, q1, c):
+            reg.event(flag(k), 0)
+        rule = Rule(4, src=N("10.0.0.1/32"), dst=N("10.9.0.1/32"))
+        reg.event(release(q0), 1)
+        self.assertIn(rule, pol.rules(reg, 1)[0])
+        reg.event(verdict.Event(verdict.CMD_FLUSH, Q, queue=1), 2)
+        self.assertEqual(pol.rules(reg, 2)[0], {})
+        reg.resync(Q, [verdict.Event(verdict.CMD_FLAG, Q, q0, dump=True,
+                                     queue=0),
+                       verdict.Event(verdict.CMD_FLAG, Q, c, dump=True,
+                                     queue=1)], 3)
+        self.assertEqual(len(pol.rules(reg, 3)[0]), 2)
+
+
 class BackendTest(unittest.TestCase):
     def wanted(self, n, kind="pair"):
         reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=1000)

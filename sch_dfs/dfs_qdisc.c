@@ -1771,24 +1771,38 @@ static DEFINE_MUTEX(dfs_verdict_mutex);
  * a run, so that a qdisc whose keys keep changing does not keep the worker
  * busy; after a loss, one LOST in its place (dfs_vring_take()).
  */
+/*
+ * Who @q's messages are from.  A queue of dfs_mq has no handle of its own
+ * (0): it is named by its root's and its queue, so that a listener, and
+ * a dump, take the root's queues as one qdisc.
+ */
+static void dfs_verdict_from_of(const struct dfs_sched_data *q,
+				struct dfs_verdict_from *from)
+{
+	from->ifindex = qdisc_dev(q->sch)->ifindex;
+	from->handle = q->mq ? TC_H_MAJ(q->sch->parent) : q->sch->handle;
+	from->queue = q->mq ? q->mq_queue : -1;
+}
+
 static void dfs_verdict_drain(struct dfs_sched_data *q, bool again)
 {
 	struct dfs_verdicts *v = q->verdicts;
 	struct net_device *dev = qdisc_dev(q->sch);
 	u32 budget = DFS_VERDICT_RING, n;
+	struct dfs_verdict_from from;
 	u64 lost, unsent;
 	bool more;
 
 	if (!v)
 		return;
+	dfs_verdict_from_of(q, &from);
 	do {
 		spin_lock_bh(&v->lock);
 		n = dfs_vring_take(&v->ring, v->out,
 				   min_t(u32, budget, DFS_VERDICT_BATCH), &lost);
 		spin_unlock_bh(&v->lock);
 		budget -= n;
-		unsent = dfs_verdict_send(dev_net(dev), dev->ifindex,
-					  q->sch->handle, v->out, n, lost);
+		unsent = dfs_verdict_send(dev_net(dev), &from, v->out, n, lost);
 		if (unsent) {
 			spin_lock_bh(&v->lock);
 			dfs_vring_lose(&v->ring, unsent);
@@ -1813,17 +1827,22 @@ static void dfs_verdict_work(struct work_struct *work)
 	dfs_verdict_drain(q, true);
 }
 
-/* The qdisc of a dump, dfs_verdict_mutex held. */
+/*
+ * The @skip-th qdisc of a dump, dfs_verdict_mutex held: a dfs, or one of
+ * the queues of a dfs_mq root, by the handle their messages carry.
+ */
 static struct dfs_sched_data *dfs_verdict_find(struct net *net, int ifindex,
-					       u32 handle)
+					       u32 handle, u32 skip)
 {
+	struct dfs_verdict_from from;
 	struct dfs_sched_data *q;
 
 	list_for_each_entry(q, &dfs_verdict_qdiscs, verdict_list) {
 		struct net_device *dev = qdisc_dev(q->sch);
 
-		if (dev->ifindex == ifindex && q->sch->handle == handle &&
-		    net_eq(dev_net(dev), net))
+		dfs_verdict_from_of(q, &from);
+		if (dev->ifindex == ifindex && from.handle == handle &&
+		    net_eq(dev_net(dev), net) && !skip--)
 			return q;
 	}
 	return NULL;
@@ -1832,8 +1851,9 @@ static struct dfs_sched_data *dfs_verdict_find(struct net *net, int ifindex,
 /* Where a verdict dump is, across its calls (the callback's ctx). */
 struct dfs_verdict_cursor {
 	struct flowkey	key;		/* the last flow of the tree read */
-	u16		phase;		/* enum dfs_verdict_phase */
-	u16		key_set;	/* key holds a flow */
+	u8		phase;		/* enum dfs_verdict_phase */
+	u8		key_set;	/* key holds a flow */
+	u16		done;		/* the qdiscs of the handle dumped */
 	u32		slot;		/* the next slot of the cache */
 };
 
@@ -1852,15 +1872,15 @@ static int dfs_verdict_dump_flow(struct sk_buff *skb,
 				 const struct dfs_sched_data *q,
 				 const struct dfs_flow *flow)
 {
-	struct net_device *dev = qdisc_dev(q->sch);
 	struct dfs_verdict_event ev = { .cmd = DFS_VERDICT_CMD_FLAG };
+	struct dfs_verdict_from from;
 
 	if (!(flow->flags & DFS_F_FLAGGED))
 		return 0;
 	dfs_verdict_of(q, flow, &ev);
+	dfs_verdict_from_of(q, &from);
 	return dfs_verdict_fill(skb, NETLINK_CB(cb->skb).portid,
-				cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				dev->ifindex, q->sch->handle, &ev);
+				cb->nlh->nlmsg_seq, NLM_F_MULTI, &from, &ev);
 }
 
 /* Whether the B-tree holds flagged flows: only those that found the
@@ -1933,32 +1953,42 @@ int dfs_qdisc_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	int err = 0;
 
 	mutex_lock(&dfs_verdict_mutex);
-	q = dfs_verdict_find(net, ifindex, handle);
-	if (!q) {
-		/* gone since the dump began: it ends here */
-		mutex_unlock(&dfs_verdict_mutex);
-		if (c->phase == DFS_VERDICT_DUMP_OVERFLOW) {
-			NL_SET_ERR_MSG(cb->extack, "no dfs qdisc of that handle");
-			return -ENOENT;
-		}
-		return 0;
-	}
-	while (c->phase != DFS_VERDICT_DUMP_DONE && !err) {
-		spinlock_t *root_lock;	/* the root qdisc's, under RCU */
+	/* A dfs_mq root's queues one after the other: a queue added or
+	 * deleted between two calls may be listed twice or not at all, as
+	 * any dump's objects may; the events after it say what changed.
+	 */
+	while ((q = dfs_verdict_find(net, ifindex, handle, c->done))) {
+		while (c->phase != DFS_VERDICT_DUMP_DONE && !err) {
+			spinlock_t *root_lock;	/* the root qdisc's, RCU */
 
-		/* Found as the prune timer finds it: not by
-		 * sch_tree_lock(), which asserts RTNL on older kernels.
-		 */
-		rcu_read_lock();
-		root_lock = qdisc_lock(qdisc_root_sleeping(q->sch));
-		spin_lock_bh(root_lock);
-		err = dfs_verdict_dump_batch(skb, cb, q, c);
-		spin_unlock_bh(root_lock);
-		rcu_read_unlock();
-		cond_resched();
+			/* Found as the prune timer finds it: not by
+			 * sch_tree_lock(), which asserts RTNL on older
+			 * kernels.
+			 */
+			rcu_read_lock();
+			root_lock = qdisc_lock(qdisc_root_sleeping(q->sch));
+			spin_lock_bh(root_lock);
+			err = dfs_verdict_dump_batch(skb, cb, q, c);
+			spin_unlock_bh(root_lock);
+			rcu_read_unlock();
+			cond_resched();
+		}
+		if (err)
+			break;
+		c->done++;
+		c->phase = DFS_VERDICT_DUMP_OVERFLOW;
+		c->key_set = 0;
+		c->slot = 0;
 	}
 	mutex_unlock(&dfs_verdict_mutex);
-	/* full, or done: what it holds goes, and the next call goes on */
+	if (!q && !c->done && c->phase == DFS_VERDICT_DUMP_OVERFLOW &&
+	    !skb->len) {
+		NL_SET_ERR_MSG(cb->extack, "no dfs qdisc of that handle");
+		return -ENOENT;
+	}
+	/* full, or done: what it holds goes, and the next call goes on
+	 * (or, empty, ends the dump)
+	 */
 	return skb->len;
 }
 

@@ -93,8 +93,20 @@ static int dfs_verdict_put_key(struct sk_buff *skb,
 	return 0;
 }
 
+static int dfs_verdict_put_from(struct sk_buff *skb,
+				const struct dfs_verdict_from *from)
+{
+	if (nla_put_u32(skb, DFS_VERDICT_A_IFINDEX, from->ifindex) ||
+	    nla_put_u32(skb, DFS_VERDICT_A_HANDLE, from->handle))
+		return -EMSGSIZE;
+	if (from->queue >= 0 &&
+	    nla_put_u32(skb, DFS_VERDICT_A_QUEUE, from->queue))
+		return -EMSGSIZE;
+	return 0;
+}
+
 int dfs_verdict_fill(struct sk_buff *skb, u32 portid, u32 seq, int flags,
-		     int ifindex, u32 handle,
+		     const struct dfs_verdict_from *from,
 		     const struct dfs_verdict_event *ev)
 {
 	void *hdr;
@@ -103,8 +115,7 @@ int dfs_verdict_fill(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 			  ev->cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DFS_VERDICT_A_IFINDEX, ifindex) ||
-	    nla_put_u32(skb, DFS_VERDICT_A_HANDLE, handle))
+	if (dfs_verdict_put_from(skb, from))
 		goto cancel;
 	if (ev->cmd == DFS_VERDICT_CMD_FLUSH)
 		goto end;
@@ -132,8 +143,8 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int dfs_verdict_fill_lost(struct sk_buff *skb, int ifindex, u32 handle,
-				 u64 lost)
+static int dfs_verdict_fill_lost(struct sk_buff *skb,
+				 const struct dfs_verdict_from *from, u64 lost)
 {
 	void *hdr;
 
@@ -141,8 +152,7 @@ static int dfs_verdict_fill_lost(struct sk_buff *skb, int ifindex, u32 handle,
 			  DFS_VERDICT_CMD_LOST);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DFS_VERDICT_A_IFINDEX, ifindex) ||
-	    nla_put_u32(skb, DFS_VERDICT_A_HANDLE, handle) ||
+	if (dfs_verdict_put_from(skb, from) ||
 	    nla_put_u64_64bit(skb, DFS_VERDICT_A_LOST, lost,
 			      DFS_VERDICT_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
@@ -166,7 +176,7 @@ static void dfs_verdict_multicast(struct net *net, struct sk_buff *skb)
  * qdisc's netns, nothing is built and nothing counts as lost: a listener
  * that joins later dumps first.
  */
-u64 dfs_verdict_send(struct net *net, int ifindex, u32 handle,
+u64 dfs_verdict_send(struct net *net, const struct dfs_verdict_from *from,
 		     const struct dfs_verdict_event *ev, u32 n, u64 lost)
 {
 	struct sk_buff *skb = NULL;
@@ -183,10 +193,9 @@ u64 dfs_verdict_send(struct net *net, int ifindex, u32 handle,
 				return n - i + lost;
 		}
 		if (i < n)
-			err = dfs_verdict_fill(skb, 0, 0, 0, ifindex, handle,
-					       &ev[i]);
+			err = dfs_verdict_fill(skb, 0, 0, 0, from, &ev[i]);
 		else
-			err = dfs_verdict_fill_lost(skb, ifindex, handle, lost);
+			err = dfs_verdict_fill_lost(skb, from, lost);
 		/* in, or one that fits no message: next */
 		if (!err || !skb->len) {
 			if (i < n)

@@ -27,18 +27,31 @@ struct dfs_verdicts {
 	struct dfs_verdict_event out[DFS_VERDICT_BATCH]; /* the worker's */
 };
 
+/*
+ * Who a message is from: the device, the qdisc's handle, and under dfs_mq
+ * the tx queue (-1 otherwise), whose qdiscs have no handle of their own:
+ * they are named by the root's.
+ */
+struct dfs_verdict_from {
+	int	ifindex;
+	u32	handle;
+	int	queue;
+};
+
 int dfs_verdict_register(void);
 void dfs_verdict_unregister(void);
 /* Send @n events of a qdisc, and a LOST of @lost if not 0; returns how
  * many events found no memory, to be told as lost.
  */
-u64 dfs_verdict_send(struct net *net, int ifindex, u32 handle,
+u64 dfs_verdict_send(struct net *net, const struct dfs_verdict_from *from,
 		     const struct dfs_verdict_event *ev, u32 n, u64 lost);
 /* One key of a dump into @skb; -EMSGSIZE when it is full. */
 int dfs_verdict_fill(struct sk_buff *skb, u32 portid, u32 seq, int flags,
-		     int ifindex, u32 handle,
+		     const struct dfs_verdict_from *from,
 		     const struct dfs_verdict_event *ev);
-/* The dump of one qdisc's flagged keys, in dfs_qdisc.c. */
+/* The dump of one qdisc's flagged keys (of every queue's, for a dfs_mq
+ * root), in dfs_qdisc.c.
+ */
 int dfs_qdisc_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			   struct net *net, int ifindex, u32 handle);
 

@@ -15,7 +15,9 @@ release, flush, lost; "dump" for a key of a dump, then "dump_done" with
 "count"), "t" the wall-clock time it was read (EPOCHREALTIME's clock, as
 the tests' other timestamps), "mono" the CLOCK_MONOTONIC time it was read
 (the clock of the kernel's "time"), "sock" the socket it came on, and the
-attributes ("src", "dst" as text, "reason" a list of "malicious", "cpr").
+attributes ("src", "dst" as text, "reason" a list of "malicious", "cpr";
+"queue", under dfs_mq, the tx queue whose dfs sent it: "handle" is then
+the root's, and a dump of it lists every queue's keys).
 With --resync-on IP, at the first flag event of a key whose source is IP
 the listener does what a restarted one does: it closes its socket, opens
 another, joins the group, then dumps --dev/--handle's qdisc.  Runs until
@@ -55,7 +57,8 @@ GROUP = b"verdicts"
 CMDS = {1: "flag", 2: "release", 3: "flush", 4: "lost"}
 CMD_GET = 5
 (A_IFINDEX, A_HANDLE, A_KEY_MODE, A_FAMILY, A_SRC, A_DST, A_PROTO, A_SPORT,
- A_DPORT, A_OVERFLOW, A_REASON, A_RATE, A_TIME, A_CAUSE, A_LOST) = range(2, 17)
+ A_DPORT, A_OVERFLOW, A_REASON, A_RATE, A_TIME, A_CAUSE, A_LOST,
+ A_QUEUE) = range(2, 18)
 CAUSES = {0: "judged", 1: "pruned"}
 # TC_DFS_FLOW_* (linux/pkt_sched_dfs.h)
 REASONS = ((0x1, "malicious"), (0x4, "cpr"))
@@ -147,7 +150,7 @@ def decode(cmd, body):
     u32 = lambda k: struct.unpack("=I", a[k])[0]
     u64 = lambda k: struct.unpack("=Q", a[k])[0]
     for key, name in ((A_IFINDEX, "ifindex"), (A_HANDLE, "handle"),
-                      (A_KEY_MODE, "key_mode")):
+                      (A_KEY_MODE, "key_mode"), (A_QUEUE, "queue")):
         if key in a:
             out[name] = u32(key)
     if A_FAMILY in a:

@@ -25,12 +25,15 @@ DEFAULT_CONFIG = "/etc/dfs-guard/dfs-guard.toml"
 
 
 def discover():
-    """Every DFS qdisc of this network namespace."""
+    """Every DFS qdisc of this network namespace: each dfs with a handle
+    of its own, and each dfs_mq root (whose queues' verdicts carry its
+    handle)."""
     from pyroute2 import IPRoute
     from .verdict import Qdisc
     with IPRoute() as ipr:
         return [Qdisc(q["index"], q["handle"]) for q in ipr.get_qdiscs()
-                if q.get_attr("TCA_KIND") == "dfs"]
+                if q.get_attr("TCA_KIND") == "dfs_mq" or
+                (q.get_attr("TCA_KIND") == "dfs" and q["handle"])]
 
 
 class Guard:

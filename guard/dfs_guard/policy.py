@@ -73,7 +73,7 @@ class Registry:
             if f and f.released is None:
                 f.released = now
         elif ev.name == "flush":
-            self.release_qdisc(ev.qdisc, now, keep=())
+            self.release_qdisc(ev.qdisc, now, keep=(), queue=ev.queue)
 
     def flag(self, key, reasons, rate, now):
         f = self.flags.get(key)
@@ -81,9 +81,13 @@ class Registry:
             f = self.flags[key] = Flag(now)
         f.reasons, f.rate = reasons, rate
 
-    def release_qdisc(self, qdisc, now, keep):
+    def release_qdisc(self, qdisc, now, keep, queue=None):
+        """Let go of QDISC's keys but those in KEEP; of one tx queue's
+        alone when QUEUE (a dfs_mq queue's FLUSH) is given."""
         for key, f in self.flags.items():
-            if key.qdisc == qdisc and key not in keep and f.released is None:
+            if key.qdisc == qdisc and key not in keep and \
+                    f.released is None and \
+                    (queue is None or key.queue == queue):
                 f.released = now
 
     def resync(self, qdisc, dumped, now):

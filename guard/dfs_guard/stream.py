@@ -40,7 +40,8 @@ class dfs_verdict_msg(genlmsg):
                ("DFS_VERDICT_A_RATE", "uint64"),
                ("DFS_VERDICT_A_TIME", "uint64"),
                ("DFS_VERDICT_A_CAUSE", "uint32"),
-               ("DFS_VERDICT_A_LOST", "uint64"))
+               ("DFS_VERDICT_A_LOST", "uint64"),
+               ("DFS_VERDICT_A_QUEUE", "uint32"))
 
 
 def attrs_of(msg):

@@ -57,11 +57,17 @@ class Key:
     sport: int = None
     dport: int = None
     overflow: bool = False
+    # under dfs_mq the tx queue whose dfs flags it (qdisc is the root):
+    # each queue's verdicts are its own, and a key two queues flag is
+    # released when both let it go
+    queue: int = None
 
     def __str__(self):
+        where = str(self.qdisc) if self.queue is None else \
+            "%s queue %d" % (self.qdisc, self.queue)
         if self.overflow:
-            return "%s overflow" % self.qdisc
-        return " ".join([str(self.qdisc)] + describe(
+            return "%s overflow" % where
+        return " ".join([where] + describe(
             self.src, self.dst, self.proto, self.dport))
 
 
@@ -76,6 +82,7 @@ class Event:
     cause: str = None                # RELEASE
     lost: int = 0                    # LOST
     dump: bool = False               # a key of a dump, not an event
+    queue: int = None                # dfs_mq: the tx queue that sent it
 
     @property
     def name(self):
@@ -101,7 +108,7 @@ def event_of(cmd, attrs, dump=False):
     names without the prefix, lower case ("ifindex", "src", ...), as
     stream.py decodes them."""
     q = Qdisc(attrs.get("ifindex", 0), attrs.get("handle", 0))
-    ev = Event(cmd, q, dump=dump)
+    ev = Event(cmd, q, dump=dump, queue=attrs.get("queue"))
     if cmd in (CMD_FLAG, CMD_RELEASE):
         fam = attrs.get("family", 0)
         version = {AF_INET: 4, AF_INET6: 6}.get(fam, 0)
@@ -109,7 +116,7 @@ def event_of(cmd, attrs, dump=False):
                      version, address(version, attrs.get("src")),
                      address(version, attrs.get("dst")), attrs.get("proto"),
                      attrs.get("sport"), attrs.get("dport"),
-                     bool(attrs.get("overflow")))
+                     bool(attrs.get("overflow")), ev.queue)
         ev.reasons = reasons_of(attrs.get("reason", 0))
         ev.rate = attrs.get("rate", 0)
         ev.cause = CAUSES.get(attrs.get("cause"), None) \

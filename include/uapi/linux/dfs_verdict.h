@@ -29,7 +29,9 @@ enum dfs_verdict_cmd {
 					 * qdisc deleted)
 					 */
 	DFS_VERDICT_CMD_LOST,		/* event: events were lost; dump */
-	DFS_VERDICT_CMD_GET,		/* dump request: IFINDEX and HANDLE */
+	DFS_VERDICT_CMD_GET,		/* dump request: IFINDEX and HANDLE
+					 * (of a dfs, or of a dfs_mq root)
+					 */
 	__DFS_VERDICT_CMD_MAX
 };
 
@@ -60,6 +62,10 @@ enum {
 				 */
 	DFS_VERDICT_A_CAUSE,	/* u32: enum dfs_verdict_cause (RELEASE) */
 	DFS_VERDICT_A_LOST,	/* u64: events lost since the last LOST */
+	DFS_VERDICT_A_QUEUE,	/* u32: under dfs_mq, the tx queue whose dfs
+				 * sent it (HANDLE is then the root's, and a
+				 * dump of it lists every queue's keys)
+				 */
 	__DFS_VERDICT_A_MAX
 };
 
