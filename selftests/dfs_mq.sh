@@ -21,9 +21,11 @@
 #   2. The flood is cut off on both queues (under 5% of the link over the
 #      window), its key flagged on one queue and refused on the other by
 #      that verdict (drop_shared), no other key flagged, TCP takes the
-#      link; and the three hosts share it fairly (Jain's index of their
-#      goodputs >= 0.95), host A's four connections over both queues
-#      getting one host's share, not one on each queue.  Again with
+#      link; the verdict stream names the root (its handle, and the
+#      queue) and a dump of the root lists the flood's key once; and the
+#      three hosts share it fairly (Jain's index of their goodputs >=
+#      0.95), host A's four connections over both queues getting one
+#      host's share, not one on each queue.  Again with
 #      bandwidth set to the link's rate, which the queues share.
 #   3. Under the same traffic, the root is changed (limit, order and cache:
 #      a rebuild, key, sched), deleted and added again: every step
@@ -31,11 +33,16 @@
 #      the modules after and checks the kernel log.
 
 source "$(dirname "$0")/lib.sh"
+TOOLS=$(cd "$(dirname "$0")/../tools" && pwd)
 
 # Each of the eight clients takes about a second to start in the emulated
 # guest: the flows run FLOW_SECS, and the window is WINDOW seconds from
-# WARMUP after the last one started.
+# WARMUP after the last one started.  The flood runs FLOOD_MORE seconds
+# longer: the verdict dump and the flags are sampled after the window,
+# while it still runs (a python3 start takes seconds there, and a key is
+# let go once its flood ends).
 FLOW_SECS=${FLOW_SECS:-36}
+FLOOD_MORE=${FLOOD_MORE:-24}
 WARMUP=${WARMUP:-4}
 WINDOW=${WINDOW:-12}
 ROUNDS=${DFS_MQ_ROUNDS:-6}
@@ -120,7 +127,7 @@ start_traffic()
 
 	start_iperf3_server $A_PORTS $B_PORT $C_PORT $FLOOD_PORTS || return 1
 	for p in $FLOOD_PORTS; do
-		start_udp_flow s4 "$p" "$secs" 8M "$dir/flood-$p.json"
+		start_udp_flow s4 "$p" $((secs + FLOOD_MORE)) 8M "$dir/flood-$p.json"
 	done
 	for p in $A_PORTS; do
 		start_tcp_flow s1 "$p" "$secs" "$dir/a-$p.json"
@@ -174,10 +181,17 @@ log_test "dfs_mq: one configuration for every queue"
 flood_case()
 {
 	local opts=$1 what=$2 t0 a b stats flagged ra rb rc rflood tcp jain
+	local listener dumped
 
 	RET=0
 	in_ns r tc qdisc replace dev "$R_OUT" root handle 1: dfs_mq $opts
 	check_err $? "dfs_mq $opts: add failed"
+	rm -f "$OUT/events" "$OUT/events.ready"
+	in_ns r python3 -S "$TOOLS/dfs_verdicts.py" listen --out "$OUT/events" \
+		--ready "$OUT/events.ready" --time $((FLOW_SECS + 60)) &
+	listener=$!
+	busywait 60000 test -e "$OUT/events.ready"
+	check_err $? "the verdict listener did not join the group"
 	t0=$SECONDS
 	start_traffic "$FLOW_SECS" "$OUT" || exit $ksft_fail
 	sleep "$WARMUP"
@@ -186,8 +200,12 @@ flood_case()
 	b=$(rx_bytes)
 	[ $((SECONDS - t0)) -lt $((FLOW_SECS - 1)) ]
 	check_err $? "the window ended $((SECONDS - t0)) s after the first flow started, past its end"
-	stats=$(queue_stats drop_malicious drop_shared drop_cpr)
+	dumped=$(in_ns r python3 -S "$TOOLS/dfs_verdicts.py" dump --dev "$R_OUT" --handle 1:)
+	check_err $? "no verdict dump of the root"
 	flagged=$(queue_stats malicious cpr_flows | awk '{ s += $1 + $2 } END { print s + 0 }')
+	[ $((SECONDS - t0)) -lt $((FLOW_SECS + FLOOD_MORE - 1)) ]
+	check_err $? "the flags were sampled $((SECONDS - t0)) s after the first flow started, past the flood's end"
+	stats=$(queue_stats drop_malicious drop_shared drop_cpr)
 	wait_flows
 	check_err $? "traffic did not run"
 	read -r ra rb rc rflood <<<"$(rx_rates "$a" "$b")"
@@ -213,6 +231,33 @@ sys.exit(not (len(rows) == 2 and all(r[0] + r[1] + r[2] > 0 for r in rows)))' "$
 	[ "$tcp" -ge $((LINK_BPS * 80 / 100)) ]
 	check_err $? "TCP got $tcp bit/s, under 80% of the link"
 	log_test "dfs_mq $what: a flood over both queues is cut off on both"
+
+	RET=0
+	# SIGTERM to the listener itself, not to the shell of ip netns exec
+	pkill -TERM -f 'dfs_verdicts\.py listen ' 2>/dev/null
+	wait "$listener"
+	log_info "$what: dump of the root: $(tr '\n' ' ' <<<"$dumped")"
+	python3 -S - "$OUT/events" "$dumped" "${SND_IP4[4]}" <<'PY'
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1])]
+dump = [json.loads(l) for l in sys.argv[2].splitlines() if l.strip()]
+flood = sys.argv[3]
+flags = [e for e in events if e["msg"] == "flag" and e.get("src") == flood]
+bad = []
+if not flags:
+    bad.append("no flag event for the flood")
+elif any(e["handle"] != 0x10000 or e.get("queue") not in (0, 1)
+         for e in flags):
+    bad.append("flag events not named by the root and a queue: %s" % flags)
+if len([d for d in dump if d.get("src") == flood]) != 1 or \
+        any(d["handle"] != 0x10000 for d in dump):
+    bad.append("the root's dump does not list the flood's key once")
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+PY
+	check_err $? "verdict stream or dump of dfs_mq"
+	log_test "dfs_mq $what: the verdict stream and its dump name the root"
 
 	RET=0
 	awk -v j="$jain" 'BEGIN { exit !(j >= 0.95) }'
