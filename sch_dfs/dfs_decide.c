@@ -21,6 +21,7 @@ void dfs_meter_init(struct dfs_meter *m, u64 now)
 	m->epoch = 2;	/* flows start at epoch 0: never seen, not recent */
 	m->stale = true;	/* no fair rate yet */
 	m->link_part = DFS_LINK_ONE;
+	m->link_part_r = DFS_LINK_ONE;
 }
 
 /* The defaults: Table 2 of the paper, the bandwidth measured. */

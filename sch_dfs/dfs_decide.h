@@ -84,8 +84,12 @@ struct dfs_meter {
 	u64	busy_ns;	/* time with a backlog in this epoch */
 	u64	deq_bytes;	/* bytes sent in this epoch */
 	u64	deq_rate;	/* link rate: bytes/s sent while busy */
+	u64	refused_bytes;	/* refused by a verdict in this epoch */
+	u64	refused_last;	/* ... in the last */
+	u64	last_ns;	/* the last epoch's length */
 	u32	busy_part;	/* of the last epoch with a backlog, METER_ONE */
 	u32	link_part;	/* of bandwidth the queue sends, LINK_ONE */
+	u32	link_part_r;	/* ... if the flows DFS drops were let in */
 	bool	one_queue;	/* sched fifo: the flows share one queue */
 };
 
@@ -166,6 +170,9 @@ static inline void dfs_meter_tick(struct dfs_meter *m, u64 now,
 		m->deq_rate = mul_u64_u64_div_u64(m->deq_bytes, NSEC_PER_SEC,
 						  busy);
 	m->busy_part = div64_u64(min(busy, elapsed) * DFS_METER_ONE, elapsed);
+	m->refused_last = m->refused_bytes;
+	m->refused_bytes = 0;
+	m->last_ns = elapsed;
 	m->busy_ns = 0;
 	/* After an idle gap the previous epoch saw nobody. */
 	m->prev = elapsed < 2 * interval ? m->cur :
@@ -318,27 +325,72 @@ static inline u64 dfs_meter_weight(const struct dfs_meter *m)
 }
 
 /*
- * The link's rate: "bandwidth", of which a queue of dfs_mq sends its part
- * (link_part), or else the rate the queue measured, which is its part.
+ * The link's rate: "bandwidth", of which a queue of dfs_mq sends its
+ * @part, or else the rate the queue measured, which is its part.
  */
-static inline u64 dfs_link_rate(const struct dfs_params *p,
-				const struct dfs_meter *m)
+static inline u64 dfs_link_part_rate(const struct dfs_params *p,
+				     const struct dfs_meter *m, u32 part)
 {
 	if (!p->bandwidth)
 		return m->deq_rate;
-	if (m->link_part >= DFS_LINK_ONE)
+	if (part >= DFS_LINK_ONE)
 		return p->bandwidth;
-	return mul_u64_u64_div_u64(p->bandwidth, m->link_part, DFS_LINK_ONE);
+	return mul_u64_u64_div_u64(p->bandwidth, part, DFS_LINK_ONE);
+}
+
+static inline u64 dfs_link_rate(const struct dfs_params *p,
+				const struct dfs_meter *m)
+{
+	return dfs_link_part_rate(p, m, m->link_part);
+}
+
+/* @rate shared by flows of weight @weight (at least one flow). */
+static inline u64 dfs_rate_share(u64 rate, u64 weight)
+{
+	return mul_u64_u64_div_u64(rate, DFS_METER_ONE,
+				   max_t(u64, weight, DFS_METER_ONE));
 }
 
 /* The link rate shared by flows of weight @weight (at least one flow). */
 static inline u64 dfs_link_share(const struct dfs_params *p,
 				 const struct dfs_meter *m, u64 weight)
 {
-	u64 rate = dfs_link_rate(p, m);
+	return dfs_rate_share(dfs_link_rate(p, m), weight);
+}
 
-	return mul_u64_u64_div_u64(rate, DFS_METER_ONE,
-				   max_t(u64, weight, DFS_METER_ONE));
+/*
+ * The same, as if the flows DFS drops were let in: under dfs_mq the
+ * queues they arrive at would then be busy, and each queue's part of
+ * bandwidth less (link_part_r, dfs_meter_load()).
+ */
+static inline u64 dfs_link_share_r(const struct dfs_params *p,
+				   const struct dfs_meter *m, u64 weight)
+{
+	return dfs_rate_share(dfs_link_part_rate(p, m, m->link_part_r),
+			      weight);
+}
+
+/*
+ * The part of its last epoch the queue would have held a backlog had it
+ * let in what it refused by a verdict (DFS's, CPR's, another queue's of
+ * dfs_mq): the time it was busy, and the time its link would have taken
+ * to send those bytes, DFS_METER_ONE all of it.  A flood dfs_mq's queues
+ * refuse leaves them idle, but it is judged by what it would get let in.
+ */
+static inline u32 dfs_meter_load(const struct dfs_params *p,
+				 const struct dfs_meter *m)
+{
+	u64 sendable;
+
+	if (!m->refused_last)
+		return m->busy_part;
+	sendable = mul_u64_u64_div_u64(dfs_link_rate(p, m), m->last_ns,
+				       NSEC_PER_SEC);
+	if (m->refused_last >= sendable)
+		return DFS_METER_ONE;
+	return min_t(u64, m->busy_part +
+		     div64_u64(m->refused_last * DFS_METER_ONE, sendable),
+		     DFS_METER_ONE);
 }
 
 /* n, rounded to the nearest whole flow, at least one (Eq. 1, the dump). */
@@ -375,8 +427,8 @@ static inline u64 dfs_fair_rate(const struct dfs_params *p,
 static inline u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
 					   const struct dfs_meter *m)
 {
-	return dfs_link_share(p, m, max(m->cur.active_r, m->prev.active_r) +
-				    max(m->cur.dropped, m->prev.dropped));
+	return dfs_link_share_r(p, m, max(m->cur.active_r, m->prev.active_r) +
+				      max(m->cur.dropped, m->prev.dropped));
 }
 
 /*
@@ -403,10 +455,11 @@ static inline void dfs_meter_update(const struct dfs_params *p,
 		return;
 	n = max(c->n, l->n);
 	m->paper = dfs_link_share(p, m, n);
-	m->paper_r = dfs_link_share(p, m, n + max(c->n_dropped, l->n_dropped));
+	m->paper_r = dfs_link_share_r(p, m,
+				      n + max(c->n_dropped, l->n_dropped));
 	m->step = dfs_link_share(p, m, max(c->step, l->step));
-	m->step_r = dfs_link_share(p, m, max(c->step_r, l->step_r) +
-				   max(c->step_dropped, l->step_dropped));
+	m->step_r = dfs_link_share_r(p, m, max(c->step_r, l->step_r) +
+				     max(c->step_dropped, l->step_dropped));
 	m->fair = dfs_fair_rate(p, m);
 	m->fair_r = dfs_fair_rate_readmitted(p, m);
 	m->stale = false;

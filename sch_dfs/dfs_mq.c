@@ -74,11 +74,13 @@ struct dfs_mq_spread {
 };
 
 /* What a queue last told of its load: the part of its last epoch it held
- * a backlog (DFS_METER_ONE all of it), and when (jiffies).
+ * a backlog, and would have with what it refused let in (DFS_METER_ONE
+ * all of it), and when (jiffies).
  */
 struct dfs_mq_load {
 	unsigned long	stamp;
 	u32		busy;
+	u32		busy_r;
 };
 
 struct dfs_mq_mark {
@@ -216,9 +218,13 @@ u32 dfs_mq_spread(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
 }
 
 /*
- * A new epoch of @queue's meter, which held a backlog @busy of its last
- * (DFS_METER_ONE all of it): the part of "bandwidth" it sends now, in
- * 1/DFS_LINK_ONE.  While it has a backlog the device serves it in turn
+ * A new epoch of @queue's meter, which held a backlog @busy of its last,
+ * and would have @busy_r with what it refused let in (DFS_METER_ONE all
+ * of it): the part of "bandwidth" it sends now, in 1/DFS_LINK_ONE, into
+ * @part, and the part it would send with the refused let in everywhere,
+ * into @part_r (the rate a flagged key is judged by: a flood that the
+ * queues refuse leaves them idle, and each would take the whole link).
+ * The part of "bandwidth" it sends:  While it has a backlog the device serves it in turn
  * with the queues that have one too, so it gets the link over their
  * number: 1 for its own, and each other queue counted by the part of its
  * epoch it was busy, as of its last epoch if that ended within two
@@ -228,21 +234,26 @@ u32 dfs_mq_spread(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
  * not halve the part of a queue that sends all the time.  Read without a
  * lock, once an epoch; a value a moment old only moves the part a little.
  */
-u32 dfs_mq_link_part(struct dfs_mq *mq, u16 queue, u32 busy)
+void dfs_mq_link_part(struct dfs_mq *mq, u16 queue, u32 busy, u32 busy_r,
+		      u32 *part, u32 *part_r)
 {
 	unsigned long now = jiffies, fresh = 2 * READ_ONCE(mq->epoch_jiffies);
-	u64 busy_queues = DFS_METER_ONE;
+	u64 busy_queues = DFS_METER_ONE, busy_queues_r = DFS_METER_ONE;
 	unsigned int i;
 
 	WRITE_ONCE(mq->load[queue].busy, busy);
+	WRITE_ONCE(mq->load[queue].busy_r, busy_r);
 	WRITE_ONCE(mq->load[queue].stamp, now);
 	for (i = 0; i < mq->queues; i++) {
 		const struct dfs_mq_load *l = &mq->load[i];
 
-		if (i != queue && time_before(now, READ_ONCE(l->stamp) + fresh))
-			busy_queues += min(READ_ONCE(l->busy), DFS_METER_ONE);
+		if (i == queue || !time_before(now, READ_ONCE(l->stamp) + fresh))
+			continue;
+		busy_queues += min(READ_ONCE(l->busy), DFS_METER_ONE);
+		busy_queues_r += min(READ_ONCE(l->busy_r), DFS_METER_ONE);
 	}
-	return div64_u64((u64)DFS_LINK_ONE * DFS_METER_ONE, busy_queues);
+	*part = div64_u64((u64)DFS_LINK_ONE * DFS_METER_ONE, busy_queues);
+	*part_r = div64_u64((u64)DFS_LINK_ONE * DFS_METER_ONE, busy_queues_r);
 }
 
 /* The spread's epochs are the queues' rate_interval. */

@@ -47,9 +47,12 @@ u32 dfs_mq_spread(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
 
 /*
  * dfs_mq.c: a queue's part of the link, in 1/DFS_LINK_ONE, at each of its
- * meter's epochs: @busy is the part of the last it held a backlog.
+ * meter's epochs: @busy is the part of the last it held a backlog,
+ * @busy_r with what it refused let in (dfs_meter_load()); @part_r is the
+ * part with every queue's refused let in.
  */
-u32 dfs_mq_link_part(struct dfs_mq *mq, u16 queue, u32 busy);
+void dfs_mq_link_part(struct dfs_mq *mq, u16 queue, u32 busy, u32 busy_r,
+		      u32 *part, u32 *part_r);
 
 /* dfs_qdisc.c: the queues' rate_interval, which the spread's epochs are */
 u64 dfs_rate_interval_ns(struct Qdisc *sch);

@@ -588,8 +588,9 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
 	/* dfs_mq: a new epoch, and this queue's part of the link anew */
 	if (unlikely(q->mq) && q->meter.epoch != meter_epoch)
-		q->meter.link_part = dfs_mq_link_part(q->mq, q->mq_queue,
-						      q->meter.busy_part);
+		dfs_mq_link_part(q->mq, q->mq_queue, q->meter.busy_part,
+				 dfs_meter_load(p, &q->meter),
+				 &q->meter.link_part, &q->meter.link_part_r);
 	dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
 	dfs_cpr_link(&q->cpr_clock, &q->cpr_params,
 		     dfs_link_rate(p, &q->meter));
@@ -599,7 +600,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 */
 	if (unlikely(q->mq) && dfs_mq_refused(q->mq, q->mq_queue, &key)) {
 		q->stats.drop_shared++;
-		goto congestion_drop;
+		goto refuse;
 	}
 	flow = dfs_flow_get(q, &key, now);
 	/* A held flow's bytes are counted over its hold in one bitrate
@@ -638,14 +639,14 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (verdict == DFS_DROP) {
 		dfs_meter_seen_dropped(&q->meter, flow, split);
 		q->stats.drop_malicious++;
-		goto congestion_drop;
+		goto refuse;
 	}
 	dfs_cpr_arrive(&q->cpr_clock, &flow->cpr, len);
 	/* Nor does a flow CPR drops; and neither drop is congestion. */
 	if (flow->flags & DFS_F_CPR) {
 		dfs_cpr_hold(&flow->cpr);
 		q->stats.drop_cpr++;
-		goto congestion_drop;
+		goto refuse;
 	}
 	if (verdict == DFS_MARK)
 		dfs_congested(q, flow);
@@ -696,6 +697,9 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	return qdisc_enqueue_tail(skb, sch);
 
+refuse:
+	/* let in, the link would have carried it (dfs_meter_load()) */
+	q->meter.refused_bytes += len;
 congestion_drop:
 	qdisc_drop(skb, sch, to_free);
 	return NET_XMIT_CN;

@@ -98,6 +98,7 @@ static void test_meter(void)
  */
 static void test_meter_link_rate(void)
 {
+	struct dfs_params p = defaults();
 	struct dfs_meter m;
 
 	dfs_meter_init(&m, 0);
@@ -109,6 +110,7 @@ static void test_meter_link_rate(void)
 	CHECK(m.deq_rate == 1250000, "half busy: %llu",
 	      (unsigned long long)m.deq_rate);
 	CHECK(m.busy_part == DFS_METER_ONE / 2, "busy half: %u", m.busy_part);
+	CHECK(dfs_meter_load(&p, &m) == DFS_METER_ONE / 2, "nothing refused");
 	/* busy across the epoch's end: both epochs get their part */
 	dfs_meter_busy(&m, 150 * MS);
 	m.deq_bytes = 62500;
@@ -132,6 +134,51 @@ static void test_meter_link_rate(void)
 	dfs_meter_tick(&m, 500 * MS, 100 * MS);
 	CHECK(m.deq_rate == 1250000, "one packet: %llu",
 	      (unsigned long long)m.deq_rate);
+}
+
+/*
+ * A queue's load: the part of the epoch it was busy, and the time its link
+ * would have taken to send what it refused (dfs_mq's part of bandwidth as
+ * if the refused were let in).
+ */
+static void test_meter_load(void)
+{
+	struct dfs_params p = defaults();
+	struct dfs_meter m;
+
+	dfs_meter_init(&m, 0);
+	/* busy all of an epoch at 1.25 MB/s */
+	dfs_meter_busy(&m, 0);
+	m.deq_bytes = 125000;
+	dfs_meter_tick(&m, 100 * MS, 100 * MS);
+	CHECK(dfs_meter_load(&p, &m) == DFS_METER_ONE, "busy all: %u",
+	      dfs_meter_load(&p, &m));
+	/* idle, refusing a quarter of what the link sends in an epoch */
+	dfs_meter_idle(&m, 100 * MS);
+	m.refused_bytes = 31250;
+	dfs_meter_tick(&m, 200 * MS, 100 * MS);
+	CHECK(m.busy_part == 0 && dfs_meter_load(&p, &m) == DFS_METER_ONE / 4,
+	      "refused a quarter: load %u", dfs_meter_load(&p, &m));
+	m.refused_bytes = 250000;
+	dfs_meter_tick(&m, 300 * MS, 100 * MS);
+	CHECK(dfs_meter_load(&p, &m) == DFS_METER_ONE, "refused more: load %u",
+	      dfs_meter_load(&p, &m));
+	/* 1 Mbit/s given: the same bytes take the link longer */
+	p.bandwidth = 125000;
+	m.refused_bytes = 6250;
+	dfs_meter_tick(&m, 400 * MS, 100 * MS);
+	CHECK(dfs_meter_load(&p, &m) == DFS_METER_ONE / 2,
+	      "at bandwidth: load %u", dfs_meter_load(&p, &m));
+	/* half busy, and refusing a quarter */
+	dfs_meter_busy(&m, 400 * MS);
+	dfs_meter_idle(&m, 450 * MS);
+	m.refused_bytes = 3125;
+	dfs_meter_tick(&m, 500 * MS, 100 * MS);
+	CHECK(dfs_meter_load(&p, &m) == DFS_METER_ONE * 3 / 4,
+	      "busy and refused: load %u", dfs_meter_load(&p, &m));
+	dfs_meter_tick(&m, 600 * MS, 100 * MS);
+	CHECK(dfs_meter_load(&p, &m) == 0, "the epoch after: load %u",
+	      dfs_meter_load(&p, &m));
 }
 
 /*
@@ -715,6 +762,7 @@ int main(void)
 	TEST(test_meter_weights);
 	TEST(test_meter_split);
 	TEST(test_meter_link_rate);
+	TEST(test_meter_load);
 	TEST(test_bitrate);
 	TEST(test_pm_rises);
 	TEST(test_marked_and_unmarked);
