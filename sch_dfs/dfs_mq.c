@@ -219,20 +219,20 @@ u32 dfs_mq_spread(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
 
 /*
  * A new epoch of @queue's meter, which held a backlog @busy of its last,
- * and would have @busy_r with what it refused let in (DFS_METER_ONE all
- * of it): the part of "bandwidth" it sends now, in 1/DFS_LINK_ONE, into
- * @part, and the part it would send with the refused let in everywhere,
- * into @part_r (the rate a flagged key is judged by: a flood that the
- * queues refuse leaves them idle, and each would take the whole link).
- * The part of "bandwidth" it sends:  While it has a backlog the device serves it in turn
- * with the queues that have one too, so it gets the link over their
+ * and would have held one @busy_r with what it refused let in
+ * (DFS_METER_ONE all of it): the part of "bandwidth" it sends now, in
+ * 1/DFS_LINK_ONE, into @part, and the part it would send with every
+ * queue's refused let in into @part_r (the rate a flagged key is judged
+ * by: a flood that the queues refuse leaves them idle, and each would
+ * take the whole link).  While it has a backlog the device serves it in
+ * turn with the queues that have one too, so it gets the link over their
  * number: 1 for its own, and each other queue counted by the part of its
- * epoch it was busy, as of its last epoch if that ended within two
- * epochs (an idle queue ticks no epoch, and its last word goes stale).
- * A queue whose traffic comes in bursts is counted by the time it is
- * busy, not whole, as cake_mq counts an active queue: a ping's queue does
- * not halve the part of a queue that sends all the time.  Read without a
- * lock, once an epoch; a value a moment old only moves the part a little.
+ * epoch it was busy, as of its last epoch if that ended within two epochs
+ * (an idle queue ticks no epoch, and its last word goes stale).  A queue
+ * whose traffic comes in bursts is counted by the time it is busy, not
+ * whole as cake_mq counts an active queue: a ping's queue does not halve
+ * the part of a queue that sends all the time.  Read without a lock, once
+ * an epoch; a value a moment old only moves the part a little.
  */
 void dfs_mq_link_part(struct dfs_mq *mq, u16 queue, u32 busy, u32 busy_r,
 		      u32 *part, u32 *part_r)
