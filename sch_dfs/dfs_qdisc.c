@@ -1771,11 +1771,6 @@ static LIST_HEAD(dfs_verdict_qdiscs);
 static DEFINE_MUTEX(dfs_verdict_mutex);
 
 /*
- * Send what the ring holds, a batch at a time, and at most a ring's worth
- * a run, so that a qdisc whose keys keep changing does not keep the worker
- * busy; after a loss, one LOST in its place (dfs_vring_take()).
- */
-/*
  * Who @q's messages are from.  A queue of dfs_mq has no handle of its own
  * (0): it is named by its root's and its queue, so that a listener, and
  * a dump, take the root's queues as one qdisc.
@@ -1788,6 +1783,11 @@ static void dfs_verdict_from_of(const struct dfs_sched_data *q,
 	from->queue = q->mq ? q->mq_queue : -1;
 }
 
+/*
+ * Send what the ring holds, a batch at a time, and at most a ring's worth
+ * a run, so that a qdisc whose keys keep changing does not keep the worker
+ * busy; after a loss, one LOST in its place (dfs_vring_take()).
+ */
 static void dfs_verdict_drain(struct dfs_sched_data *q, bool again)
 {
 	struct dfs_verdicts *v = q->verdicts;
