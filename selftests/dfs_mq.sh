@@ -119,15 +119,16 @@ for q in qs:
     print(*(q.get(n, 0) for n in sys.argv[1:]))' "$@"
 }
 
-# start_traffic SECS DIR: the TCP flows and the flood of the header, in
-# the background, their iperf3 JSON in DIR.
+# start_traffic SECS DIR [MORE]: the TCP flows and the flood of the
+# header, the flood MORE seconds longer, in the background, their iperf3
+# JSON in DIR.
 start_traffic()
 {
-	local secs=$1 dir=$2 p
+	local secs=$1 dir=$2 more=${3:-0} p
 
 	start_iperf3_server $A_PORTS $B_PORT $C_PORT $FLOOD_PORTS || return 1
 	for p in $FLOOD_PORTS; do
-		start_udp_flow s4 "$p" $((secs + FLOOD_MORE)) 8M "$dir/flood-$p.json"
+		start_udp_flow s4 "$p" $((secs + more)) 8M "$dir/flood-$p.json"
 	done
 	for p in $A_PORTS; do
 		start_tcp_flow s1 "$p" "$secs" "$dir/a-$p.json"
@@ -193,7 +194,7 @@ flood_case()
 	busywait 60000 test -e "$OUT/events.ready"
 	check_err $? "the verdict listener did not join the group"
 	t0=$SECONDS
-	start_traffic "$FLOW_SECS" "$OUT" || exit $ksft_fail
+	start_traffic "$FLOW_SECS" "$OUT" "$FLOOD_MORE" || exit $ksft_fail
 	sleep "$WARMUP"
 	a=$(rx_bytes)
 	sleep "$WINDOW"
