@@ -9,7 +9,9 @@
 #   2: 5 VBR UDP attackers (2x, 0.8x, 2x the fair rate), 5 UDP flows at
 #      the fair rate, 5 TCP flows.
 #
-# Each passes when every attack flow is listed malicious at some point and
+# Each passes when every attack flow is listed malicious at some point (or,
+# never listed, sends within Algorithm 3's margin over the fair rate DFS
+# reports: attackers cut in turn raise it for the rest, doc/dfs.md) and
 # no good-UDP, TCP or probe flow ever is.  The tables land in
 # build/lab-check/scenario<N>/.
 

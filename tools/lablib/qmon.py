@@ -10,9 +10,9 @@ in its malicious-flow cache, RTM_GETTCLASS), straight from the kernel: an
 exec of tc per sample costs seconds under emulation, a netlink dump a few
 milliseconds.  Each sample: time (CLOCK_MONOTONIC), the root's byte
 count (the link's), the backlog and length of handle 10: (the qdisc under
-test), DFS's malicious count and the source addresses of the flows it
-lists as dropped (malicious, or over CPR's tau: "marked"; those for their
-CPR in "cpr" too), and CPR's tau.
+test), DFS's malicious count, its fair rate (bit/s) and the source
+addresses of the flows it lists as dropped (malicious, or over CPR's
+tau: "marked"; those for their CPR in "cpr" too), and CPR's tau.
 """
 import argparse
 import ipaddress
@@ -34,6 +34,7 @@ DFS_FLOW_MALICIOUS, DFS_FLOW_CPR = 0x1, 0x4
 # struct tc_dfs_xstats: type, pad, then tc_dfs_qd_stats
 DFS_QD = 8
 DFS_QD_MALICIOUS = DFS_QD + 12
+DFS_QD_FAIR = DFS_QD + 32               # fair_rate, bytes/s
 DFS_QD_CPR_TAU = DFS_QD + 160           # cpr_tau, cpr_csr, cpr_flows
 DFS_QD_END = DFS_QD + 200
 TC_H_ROOT = 0xFFFFFFFF
@@ -116,6 +117,8 @@ def sample(d):
             x = a.get(TCA_XSTATS, b"")
             if len(x) >= 20 and struct.unpack_from("=I", x)[0] == DFS_XSTATS_QDISC:
                 s["malicious"] = struct.unpack_from("=I", x, DFS_QD_MALICIOUS)[0]
+                if len(x) >= DFS_QD_FAIR + 8:
+                    s["fair"] = struct.unpack_from("=Q", x, DFS_QD_FAIR)[0] * 8
                 if len(x) >= DFS_QD_END:
                     tau, _, n = struct.unpack_from("=III", x, DFS_QD_CPR_TAU)
                     s["cpr_tau"], s["cpr_flows"] = tau / 1e6, n
