@@ -365,8 +365,9 @@ def main_host(argv):
         summary = json.load(fh)
     if argv[1] == "plot":
         return plot(out)
-    scn = dataclasses.replace(scenarios.get(summary["key"], summary["short"]),
-                              rounds=summary.get("rounds", 1))
+    scn = scenarios.get(summary["key"], summary["short"])
+    scn = dataclasses.replace(scn, rounds=summary.get("rounds", 1),
+                              tests=summary.get("tests", scn.tests))
     write(scn, [r["qdisc"] for r in summary["rows"]], out, summary["short"])
     return 0
 

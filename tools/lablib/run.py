@@ -32,6 +32,7 @@ scenario 3u: the flood under 5% of the link; scenarios 6 and 6b (with
 """
 import argparse
 import ctypes
+import dataclasses
 import json
 import os
 import re
@@ -643,6 +644,9 @@ def main():
                     "every rate of the scenario scales with it")
     ap.add_argument("--keep", action="store_true",
                     help="keep the other qdiscs' earlier runs in the table")
+    ap.add_argument("--rounds", type=int,
+                    help="flent scenarios: go round the qdiscs this often")
+    ap.add_argument("--tests", help="flent scenarios: only these tests")
     args = ap.parse_args()
 
     if args.rate:
@@ -655,6 +659,16 @@ def main():
             sys.exit("lab: --rate %s: not above 0" % args.rate)
         scenarios.set_link(bps)
     scn = scenarios.get(args.scenario, args.short)
+    if args.rounds or args.tests:
+        if not isinstance(scn, scenarios.FlentScenario):
+            sys.exit("lab: --rounds and --tests are rrul's")
+        tests = args.tests.split() if args.tests else scn.tests
+        bad = [t for t in tests if t not in scn.tests]
+        if bad or (args.rounds is not None and args.rounds < 1):
+            sys.exit("lab: --tests among %s, --rounds 1 or more"
+                     % " ".join(scn.tests))
+        scn = dataclasses.replace(scn, tests=tests,
+                                  rounds=args.rounds or scn.rounds)
     kinds = (args.qdiscs.replace(",", " ").split() if args.qdiscs else
              scn.qdiscs or qdiscs.DEFAULT)
     # The upstream scenario's runs are its own, not qdiscs.
