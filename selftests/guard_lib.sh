@@ -7,6 +7,8 @@
 #
 #	guard_require           skip the test without the daemon's Python
 #	                        modules
+#	guard_hold_hooks        keep the kernel's ingress static keys on
+#	                        for the whole test (see there)
 #	guard_toml FILE HOLD [LINE...]
 #	                        its configuration, the qdisc 10: on R_OUT
 #	                        with each LINE in its section
@@ -33,6 +35,31 @@ guard_require()
 		{ log_test_skip "$(basename "$0" .sh)" "python3-pyroute2," \
 			"-nftables or -prometheus-client missing: make deps"
 		  exit "$ksft_skip"; }
+}
+
+# guard_hold_hooks: an nftables netdev ingress chain of its own, on a
+# dummy device in r, for as long as the topology lives.  The daemon's
+# table is the first ingress hook of the guest otherwise, so each of its
+# starts and stops turns ingress_needed_key and nf_hooks_needed on or off,
+# and the kernel patches the branches of every packet's receive path
+# (text_poke_bp: an int3 on the site while it writes) under the flood.
+# Under QEMU's TCG that livelocked the 6.1 guest twice in this test: both
+# vCPUs kept trapping on an int3 of a stale translation at the site in
+# __netif_receive_skb_core, while the kernel's memory already held the
+# new nop and its int3 handler sent them back to run it again.  With a
+# hook held from before the traffic, the daemon's only move the keys'
+# counts, and nothing is patched.
+guard_hold_hooks()
+{
+	in_ns r ip link add r-hooks type dummy &&
+	in_ns r ip link set r-hooks up &&
+	in_ns r nft -f - <<-EOF
+	table netdev guard_test_hooks {
+		chain in {
+			type filter hook ingress device "r-hooks" priority 0;
+		}
+	}
+	EOF
 }
 
 guard_toml()

@@ -30,6 +30,7 @@ OUT=${OUT:-$(dirname "$0")/../build/selftests/guard_nft}
 
 guard_require
 setup_topology 5 || exit $ksft_fail
+guard_hold_hooks || exit $ksft_fail
 mkdir -p "$OUT"
 rm -f "$OUT"/guard*.log "$OUT/metrics"
 guard_toml "$OUT/guard.toml" 2.0

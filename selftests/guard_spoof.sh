@@ -26,6 +26,7 @@ OUT=${OUT:-$(dirname "$0")/../build/selftests/guard_spoof}
 
 guard_require
 setup_topology 5 || exit $ksft_fail
+guard_hold_hooks || exit $ksft_fail
 mkdir -p "$OUT"
 rm -f "$OUT"/guard.log "$OUT/metrics"
 
