@@ -457,7 +457,7 @@ def offered(flow, t):
     return 0
 
 
-def unmarked_within_margin(scn, raw, flow):
+def unmarked_within_margin(scn, fair, flow):
     """An attack flow DFS never marked: True if in every phase (after
     its first PHASE_SETTLE seconds) the rate it sent at was within
     Algorithm 3's margin over the fair rate DFS measured then.  Attackers
@@ -467,8 +467,7 @@ def unmarked_within_margin(scn, raw, flow):
     at that rate would be (doc/dfs.md, "Attackers cut in turn").  Over
     it, DFS missed it.  Judged by what it sent, as DFS judges it, not by
     what it got: in sched fq its queue's round would hold it to its
-    share, marked or not."""
-    fair = fair_series(raw)
+    share, marked or not.  FAIR: fair_series() of the run."""
     phases = scn.phases or [(scn.warmup, metrics.window_end(scn), "run")]
     ok = True
     for start, end, label in phases:
@@ -497,13 +496,13 @@ def check_marking(scn, raw):
     marked = set()
     for s in raw["samples"]:
         marked.update(s.get("marked", []))
+    fair = fair_series(raw)
     ok = True
     for f in attackers:
         ip = host_ip(f.host)
         if ip in marked:
             continue
-        if not any("fair" in s for s in raw["samples"]) or \
-           not unmarked_within_margin(scn, raw, f):
+        if not fair or not unmarked_within_margin(scn, fair, f):
             print("FAIL: %s: attack flow from %s never marked" % (scn.name, ip))
             ok = False
     for ip in sorted(marked - truth):
@@ -659,7 +658,7 @@ def main():
             sys.exit("lab: --rate %s: not above 0" % args.rate)
         scenarios.set_link(bps)
     scn = scenarios.get(args.scenario, args.short)
-    if args.rounds or args.tests:
+    if args.rounds is not None or args.tests:
         if not isinstance(scn, scenarios.FlentScenario):
             sys.exit("lab: --rounds and --tests are rrul's")
         tests = args.tests.split() if args.tests else scn.tests
