@@ -376,11 +376,16 @@ static inline void dfs_fq_key_split(struct dfs_fq_key *k, u32 split)
 /*
  * The queue of key @k for @pkt, put in @k's new list if it was in none;
  * the caller links the packet at its tail.  The embedded queue when it
- * has the packets of @pkt's connection (by ops->hash()) or none; else
- * the pool queue of @k that has them, else a free way of the hash's set;
- * when all of the set's ways are busy, the embedded queue, where the
- * connection shares CoDel and the round with the one there: a queue
- * never holds two keys' packets.
+ * is @pkt's connection's (by ops->hash()), or free: no packets and, once
+ * @k holds queues of the pool, in none of @k's lists; else the pool
+ * queue of @k that has the connection, else a free way of the hash's
+ * set; when all of the set's ways are busy, the embedded queue, where
+ * the connection shares CoDel and the round with the one there: a queue
+ * never holds two keys' packets.  A queue that emptied stays in the old
+ * list until its turn comes, as in fq_codel, where only its own flow
+ * finds it: a new connection (a ping, an ACK stream that went quiet)
+ * given it would wait out a round of the key's bulk queues, where a
+ * queue of its own goes first.
  *
  * A key with one connection at a time needs no hash: its packets take
  * the embedded queue whatever it is.  The embedded queue's tag is only
@@ -420,7 +425,11 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 			if ((busy & (1U << i)) && pool->tag[base + i] == h &&
 			    pool->q[base + i].key == k)
 				return dfs_fq_join(k, &pool->q[base + i], p);
-		if (!e->head) {
+		/* Emptied but still in the old list, the embedded queue
+		 * waits for its turn to leave: another connection's packet
+		 * would wait there a round of the key's bulk queues.
+		 */
+		if (!e->head && !e->key) {
 			e->tag = h;
 			e->tagged = true;
 			return dfs_fq_join(k, e, p);

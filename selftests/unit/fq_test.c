@@ -425,6 +425,44 @@ static void test_sparse_in_key_first(void)
 }
 
 /*
+ * A key's embedded queue that emptied waits in the old list for its
+ * turn to leave: a new connection of the key (a ping) takes a queue of
+ * its own and goes first, not into that one behind the bulk queue.
+ */
+static void test_new_conn_skips_emptied_queue(void)
+{
+	struct dfs_fq_key *k;
+	struct w_pkt *pkt;
+	struct world w;
+	int i, sent0 = 0;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	w.f[0].key = 0;		/* a short flow: the embedded queue */
+	w.f[1].key = 0;		/* the ping */
+	w.f[2].key = 0;		/* bulk: a pool queue */
+	for (i = 0; i < 3; i++)
+		w_enqueue(&w, 0, 1500, 0, false);
+	for (i = 0; i < 20; i++)
+		w_enqueue(&w, 2, 1500, 0, false);
+	while (sent0 < 3 && (pkt = w_dequeue(&w, 0))) {
+		sent0 += pkt->flow == 0;
+		free(pkt);
+	}
+	k = w_key(&w, 0);
+	CHECK(sent0 == 3 && k && !k->q.head && k->q.key == k,
+	      "flow 0 sent %d, its queue empty and listed", sent0);
+	w_enqueue(&w, 1, 100, 0, false);
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 1, "the ping first (got flow %d)",
+	      pkt ? pkt->flow : -1);
+	free(pkt);
+	CHECK(w.s.pooled == 2, "the ping in a pool queue: %u pooled",
+	      w.s.pooled);
+	CHECK(w_queues_own_keys(&w), "queues");
+	w_destroy(&w);
+}
+
+/*
  * Flows 0 to @nflows - 1 of key 0, each kept @depth packets deep (topped
  * up after every send, as senders that do not back off), the link
  * sending a 1500-byte packet every 1.2 ms for @ms: CoDel's drops.
@@ -691,6 +729,7 @@ int main(void)
 	TEST(test_codel_one_law_a_key);
 	TEST(test_codel_sparse_in_dropping_key);
 	TEST(test_sparse_in_key_first);
+	TEST(test_new_conn_skips_emptied_queue);
 	TEST(test_key_fairness);
 	TEST(test_key_split);
 	TEST(test_pool_full);

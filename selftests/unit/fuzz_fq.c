@@ -255,7 +255,7 @@ static int rselect(struct world *w, int k, u32 h)
 				goto join;
 			}
 		}
-		if (key->pooled && !rf[e].len) {
+		if (key->pooled && !rf[e].len && !rf[e].listed) {
 			q = e;
 			rf[e].tag = h;
 			goto join;
