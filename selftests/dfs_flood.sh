@@ -43,6 +43,11 @@ check_flood_cut()
 	held=$(flood_cpr_held "$1" | tr ' ' '\n' | grep -vxF "${SND_IP4[1]}" | xargs)
 	[ -z "$held" ]
 	check_err $? "TCP hosts held for their CPR: $held"
+	# What CPR saw before it held the first of them, for the log.
+	for ip in ${held%% *}; do
+		log_info "CPR samples around the hold of $ip:"
+		flood_cpr_trace "$1" "$ip" | sed 's/^/	/'
+	done
 	[ "$UDP" -lt $((LINK_BPS / 20)) ]
 	check_err $? "flood goodput $UDP bit/s is not under 5% of the link"
 	awk -v j="$JAIN" 'BEGIN { exit !(j >= 0.9) }'

@@ -32,6 +32,10 @@
 #	flood_tcp_bps OUTDIR     TCP goodputs, bit/s, one per flow
 #	flood_flag_changes OUTDIR  "SECONDS FLAGS;" at each change
 #	flood_cpr_held OUTDIR    the sources ever held for their CPR, sorted
+#	flood_cpr_trace OUTDIR IP  CPR's samples (OUTDIR/cpr-trace: tau, the
+#	                         congested share, each flow's CPR) from 2 s
+#	                         before IP was first held to 1 s after, for
+#	                         the log of a test that finds it held
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -77,7 +81,7 @@ flood_run()
 	# second under the flood.
 	gate_init "$out/gate"
 	qdisc_sampler_start "$out/samples" --dfs-src "${SND_IP4[1]}" \
-		--dfs-cpr "$out/cpr"
+		--dfs-cpr "$out/cpr" --dfs-cpr-trace "$out/cpr-trace"
 	gate_arm
 	in_ns rcv python3 -S "$TOOLS/udp_cbr.py" sink --port $UDP_PORT \
 		--time $((run + FLOOD_TAIL_SECS + 120)) --out "$out/udp.json" \
@@ -168,6 +172,24 @@ flood_cpr_held()
 {
 	awk '{ for (i = 2; i <= NF; i++) print $i }' "$1/cpr" 2>/dev/null |
 		sort -u | xargs
+}
+
+flood_cpr_trace()
+{
+	awk -v ip="$2" '
+		{ t[NR] = $1; line[NR] = $0 }
+		!first {
+			for (i = 2; i <= NF; i++)
+				if (index($i, ip "=") == 1 && $i ~ /!$/)
+					first = $1
+		}
+		END {
+			if (!first)
+				exit
+			for (i = 1; i <= NR; i++)
+				if (t[i] >= first - 2 && t[i] <= first + 1)
+					print line[i]
+		}' "$1/cpr-trace" 2>/dev/null
 }
 
 flood_udp_bps()

@@ -4,6 +4,7 @@
 
   qdisc_sample.py --dev D --out FILE [--interval 0.25] [--time SECS]
                   [--kind KIND] [--dfs-src IP] [--dfs-cpr FILE]
+                  [--dfs-cpr-trace FILE]
                   [--lrufq QDISC] [--ingress] [--ready FILE]
 
 Writes one line per sample, "EPOCH BYTES PACKETS DROPS [FLAGS]": the
@@ -21,7 +22,12 @@ counted ("SRC=BYTES", the bytes of its actions: selftests/lib.sh's
 rx_meter_setup counts what a receiver gets from each sender; "SRC:PORT"
 for a filter that matches a destination port too); with
 --dfs-cpr, in FILE a line "EPOCH IP..." for each sample in which the
-cache holds flows for their CPR, their sources.  Runs until SIGTERM or
+cache holds flows for their CPR, their sources; with --dfs-cpr-trace,
+in FILE a line a sample of what CPR judged by, "EPOCH tau=T csr=C
+SRC=CPR/PACKETS ...": the qdisc's tau and congested share of periods,
+and each cached flow's CPR over the packets it is counted on, with "!"
+after it while the flow is held (a test that finds a host held prints
+the lines before it).  Runs until SIGTERM or
 --time seconds.  With --ready it creates FILE once it samples (a gate,
 selftests/lib.sh, need not open before the sampler runs: Python takes
 seconds to start under emulation).
@@ -42,7 +48,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lablib"))
 # The lab's queue monitor (tools/lablib/qmon.py) holds the netlink dumps.
-from qmon import (DFS_FLOW_MALICIOUS, DFS_XSTATS_CLASS,  # noqa: E402
+from qmon import (DFS_FLOW_MALICIOUS, DFS_QD_CPR_TAU,  # noqa: E402
+                  DFS_QD_END, DFS_XSTATS_CLASS, DFS_XSTATS_QDISC,
                   RTM_GETQDISC, RTM_GETTCLASS, RTM_GETTFILTER, TC_H_ROOT,
                   TCA_OPTIONS, TCA_STATS_BASIC, TCA_XSTATS, Dumper, attrs,
                   kind, stats2)
@@ -51,6 +58,9 @@ from nlqdisc import handle as parse_handle  # noqa: E402
 
 DFS_FLOW_TRENDING = 0x2  # include/uapi/linux/pkt_sched_dfs.h
 DFS_FLOW_CPR = 0x4
+# struct tc_dfs_xstats: type, pad, then tc_dfs_cl_stats; its cpr and
+# cpr_packets after family..dst (40), pm, backlog (8) and bitrate (8)
+DFS_CL_CPR = 8 + 40 + 8 + 8
 # include/uapi/linux/pkt_cls_lrufq.h: TCA_LRUFQ_FLOWS, struct tc_lrufq_flow
 TCA_LRUFQ_FLOWS, LRUFQ_FLOW_SIZE, LRUFQ_FLOW_HIGH = 10, 56, 0x1
 # include/uapi/linux/pkt_cls.h, pkt_sched.h, gen_stats.h
@@ -90,6 +100,27 @@ class Sampler(Dumper):
                                                      socket.AF_INET else 16)])
                 for family, flags, x in self.dfs_flows()
                 if flags & DFS_FLOW_CPR]
+
+    def dfs_cpr_trace(self):
+        """tau=T csr=C, then SRC=CPR/PACKETS of each cached flow, "!"
+        after a flow held for its CPR."""
+        out = []
+        for _, _, a in self.dump(RTM_GETQDISC):
+            x = a.get(TCA_XSTATS, b"")
+            if kind(a) == "dfs" and len(x) >= DFS_QD_END and \
+                    struct.unpack_from("=I", x)[0] == DFS_XSTATS_QDISC:
+                tau, csr, _ = struct.unpack_from("=III", x, DFS_QD_CPR_TAU)
+                out.append("tau=%.3f csr=%.3f" % (tau / 1e6, csr / 1e6))
+                break
+        for family, flags, x in self.dfs_flows():
+            if len(x) < DFS_CL_CPR + 8:
+                continue
+            cpr, packets = struct.unpack_from("=II", x, DFS_CL_CPR)
+            out.append("%s=%.3f/%d%s" % (
+                socket.inet_ntop(family, x[16:16 + (4 if family ==
+                                                    socket.AF_INET else 16)]),
+                cpr / 1e6, packets, "!" if flags & DFS_FLOW_CPR else ""))
+        return " ".join(out)
 
     def dfs_flags(self, src):
         """Flags of the flow from src (packed address) in the dfs cache."""
@@ -171,6 +202,7 @@ def main():
     ap.add_argument("--kind")
     ap.add_argument("--dfs-src")
     ap.add_argument("--dfs-cpr")
+    ap.add_argument("--dfs-cpr-trace")
     ap.add_argument("--lrufq", type=parse_handle)
     ap.add_argument("--ingress", action="store_true")
     ap.add_argument("--ready")
@@ -185,6 +217,8 @@ def main():
     sampler = Sampler(args.dev)
     end = time.monotonic() + args.time
     cpr = open(args.dfs_cpr, "w", buffering=1) if args.dfs_cpr else None
+    trace = (open(args.dfs_cpr_trace, "w", buffering=1)
+             if args.dfs_cpr_trace else None)
     with open(args.out, "w", buffering=1) as out:
         nxt = time.monotonic()
         while not stop and time.monotonic() < end:
@@ -200,6 +234,8 @@ def main():
             held = sampler.dfs_cpr() if cpr else None
             if held:
                 cpr.write("%.3f %s\n" % (t, " ".join(held)))
+            if trace:
+                trace.write("%.3f %s\n" % (t, sampler.dfs_cpr_trace()))
             if args.ready:
                 open(args.ready, "w").close()
                 args.ready = None
