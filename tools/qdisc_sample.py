@@ -70,6 +70,12 @@ TCA_ACT_STATS = 4
 TC_H_INGRESS_PARENT = 0xFFFFFFF2        # clsact or ingress, ingress side
 
 
+def flow_src(family, x):
+    """The source address of a dfs flow's class xstats X, as text."""
+    return socket.inet_ntop(family, x[16:16 + (4 if family == socket.AF_INET
+                                                else 16)])
+
+
 class Sampler(Dumper):
     def counters(self, qkind=None):
         """(bytes, packets, drops) of the root qdisc, or of the first of
@@ -94,16 +100,15 @@ class Sampler(Dumper):
             if family in (socket.AF_INET, socket.AF_INET6):
                 yield family, flags, x
 
-    def dfs_cpr(self):
-        """Sources of the flows held for their CPR."""
-        return [socket.inet_ntop(family, x[16:16 + (4 if family ==
-                                                     socket.AF_INET else 16)])
-                for family, flags, x in self.dfs_flows()
+    def dfs_cpr(self, flows):
+        """Sources of the flows held for their CPR, of FLOWS (a list of
+        dfs_flows())."""
+        return [flow_src(family, x) for family, flags, x in flows
                 if flags & DFS_FLOW_CPR]
 
-    def dfs_cpr_trace(self):
-        """tau=T csr=C, then SRC=CPR/PACKETS of each cached flow, "!"
-        after a flow held for its CPR."""
+    def dfs_cpr_trace(self, flows):
+        """tau=T csr=C, then SRC=CPR/PACKETS of each of FLOWS (a list of
+        dfs_flows()), "!" after a flow held for its CPR."""
         out = []
         for _, _, a in self.dump(RTM_GETQDISC):
             x = a.get(TCA_XSTATS, b"")
@@ -112,14 +117,13 @@ class Sampler(Dumper):
                 tau, csr, _ = struct.unpack_from("=III", x, DFS_QD_CPR_TAU)
                 out.append("tau=%.3f csr=%.3f" % (tau / 1e6, csr / 1e6))
                 break
-        for family, flags, x in self.dfs_flows():
+        for family, flags, x in flows:
             if len(x) < DFS_CL_CPR + 8:
                 continue
             cpr, packets = struct.unpack_from("=II", x, DFS_CL_CPR)
             out.append("%s=%.3f/%d%s" % (
-                socket.inet_ntop(family, x[16:16 + (4 if family ==
-                                                    socket.AF_INET else 16)]),
-                cpr / 1e6, packets, "!" if flags & DFS_FLOW_CPR else ""))
+                flow_src(family, x), cpr / 1e6, packets,
+                "!" if flags & DFS_FLOW_CPR else ""))
         return " ".join(out)
 
     def dfs_flags(self, src):
@@ -231,11 +235,13 @@ def main():
             if args.ingress:
                 line += " " + sampler.ingress()
             out.write(line + "\n")
-            held = sampler.dfs_cpr() if cpr else None
+            # one dump of the flows for both files
+            flows = list(sampler.dfs_flows()) if cpr or trace else []
+            held = sampler.dfs_cpr(flows) if cpr else None
             if held:
                 cpr.write("%.3f %s\n" % (t, " ".join(held)))
             if trace:
-                trace.write("%.3f %s\n" % (t, sampler.dfs_cpr_trace()))
+                trace.write("%.3f %s\n" % (t, sampler.dfs_cpr_trace(flows)))
             if args.ready:
                 open(args.ready, "w").close()
                 args.ready = None
