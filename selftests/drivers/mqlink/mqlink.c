@@ -12,7 +12,9 @@
  * a packet from it.  The wire takes the rings' packets in deficit round
  * robin by bytes, as a NIC's arbiter serves its rings, at
  * /sys/module/mqlink/parameters/rate bits a second, and hands each to the
- * peer device's receive path.
+ * peer device's receive path.  ethtool -S shows wire_late_ns: the wire
+ * time lost where its timer ran later than it catches up on (an emulated
+ * guest's), so that a test can judge a qdisc by the link it really had.
  *
  * Loading the module creates mql0 and mql1, the two ends, with
  * MQLINK_TXQS tx queues each; a test moves them into its namespaces (a
@@ -22,6 +24,7 @@
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
@@ -52,6 +55,7 @@ struct mqlink_priv {
 	spinlock_t		lock;		/* the rings, free_at, armed, turn */
 	struct hrtimer		wire;
 	ktime_t			free_at;	/* the last packet's end */
+	u64			late_ns;	/* wire time the timer lost */
 	bool			armed;		/* wire runs or is queued */
 	unsigned int		turn;		/* the ring the arbiter is at */
 	struct mqlink_ring	ring[MQLINK_TXQS];
@@ -128,10 +132,14 @@ static enum hrtimer_restart mqlink_wire(struct hrtimer *timer)
 		netif_tx_wake_queue(txq);
 	/* The wire's time runs on from the last packet's end, so that the
 	 * timer's lateness (large under emulation) is not lost from the
-	 * rate; an idle wire starts from now.
+	 * rate, up to the slack; past it, the time from when this packet
+	 * could have gone is lost, and counted, so that a test can tell a
+	 * wire a slow guest kept idle from one a qdisc left without packets.
 	 */
-	if (ktime_after(now, ktime_add_ns(priv->free_at, MQLINK_SLACK_NS)))
+	if (ktime_after(now, ktime_add_ns(priv->free_at, MQLINK_SLACK_NS))) {
+		priv->late_ns += ktime_to_ns(ktime_sub(now, priv->free_at));
 		priv->free_at = now;
+	}
 	priv->free_at = ktime_add_ns(priv->free_at,
 				     div64_u64((u64)skb->len * 8 * NSEC_PER_SEC,
 					       rate));
@@ -165,11 +173,16 @@ static netdev_tx_t mqlink_xmit(struct sk_buff *skb, struct net_device *dev)
 	/* Woken by the wire, under this lock: no wake is missed. */
 	if (skb_queue_len(&r->skbs) >= mqlink_ring_size())
 		netif_tx_stop_queue(netdev_get_tx_queue(dev, qi));
+	/* An idle wire starts from now: the time it had nothing to send
+	 * is not owed to it.
+	 */
 	if (!priv->armed) {
 		priv->armed = true;
 		now = ktime_get();
-		hrtimer_start(&priv->wire, ktime_after(now, priv->free_at) ?
-			      now : priv->free_at, HRTIMER_MODE_ABS_SOFT);
+		if (ktime_after(now, priv->free_at))
+			priv->free_at = now;
+		hrtimer_start(&priv->wire, priv->free_at,
+			      HRTIMER_MODE_ABS_SOFT);
 	}
 	spin_unlock(&priv->lock);
 	return NETDEV_TX_OK;
@@ -199,6 +212,39 @@ static int mqlink_stop(struct net_device *dev)
 	return 0;
 }
 
+/* ethtool -S: the wire's time lost to the timer's lateness. */
+static const char mqlink_stat_names[][ETH_GSTRING_LEN] = {
+	"wire_late_ns",
+};
+
+static int mqlink_get_sset_count(struct net_device *dev, int sset)
+{
+	return sset == ETH_SS_STATS ? ARRAY_SIZE(mqlink_stat_names) :
+				      -EOPNOTSUPP;
+}
+
+static void mqlink_get_strings(struct net_device *dev, u32 sset, u8 *buf)
+{
+	if (sset == ETH_SS_STATS)
+		memcpy(buf, mqlink_stat_names, sizeof(mqlink_stat_names));
+}
+
+static void mqlink_get_ethtool_stats(struct net_device *dev,
+				     struct ethtool_stats *stats, u64 *data)
+{
+	struct mqlink_priv *priv = netdev_priv(dev);
+
+	spin_lock_bh(&priv->lock);
+	data[0] = priv->late_ns;
+	spin_unlock_bh(&priv->lock);
+}
+
+static const struct ethtool_ops mqlink_ethtool_ops = {
+	.get_sset_count		= mqlink_get_sset_count,
+	.get_strings		= mqlink_get_strings,
+	.get_ethtool_stats	= mqlink_get_ethtool_stats,
+};
+
 static const struct net_device_ops mqlink_netdev_ops = {
 	.ndo_open		= mqlink_open,
 	.ndo_stop		= mqlink_stop,
@@ -214,6 +260,7 @@ static void mqlink_setup(struct net_device *dev)
 	ether_setup(dev);
 	priv->dev = dev;
 	dev->netdev_ops = &mqlink_netdev_ops;
+	dev->ethtool_ops = &mqlink_ethtool_ops;
 	dev->needs_free_netdev = true;
 	eth_hw_addr_random(dev);
 	spin_lock_init(&priv->lock);
