@@ -37,6 +37,9 @@ QDISCS = {
     # CPR with its periods from the link's rate: DFS's defaults.
     "dfs-fq": [CHILD + " dfs limit 100000 sched fq"],
     "dfs-fq-src": [CHILD + " dfs limit 100000 key src sched fq"],
+    # The default key spelt out: the same qdisc as dfs-fq under another
+    # name, a control for what two runs of one qdisc differ by (RRUL).
+    "dfs-fq-sd": [CHILD + " dfs limit 100000 key srcdst sched fq"],
     # Per connection, as fq_codel and cake hash (web mice, scenario 4).
     "dfs-fq-5t": [CHILD + " dfs limit 100000 key 5tuple sched fq"],
     # Low-rate attacks (scenario 6): DFS without CPR, and CPR as the
@@ -124,7 +127,8 @@ NFT = {"droplist": scores.nft_droplist}
 SCORED = ("droplist", "hishape")
 
 # The variants run where a scenario asks for them (tools/lab -q).
-VARIANTS = ("dfs-src", "dfs-nocpr", "dfs-fq-src", "dfs-fq-5t", "dfs-fq-nocpr",
+VARIANTS = ("dfs-src", "dfs-nocpr", "dfs-fq-src", "dfs-fq-sd", "dfs-fq-5t",
+            "dfs-fq-nocpr",
             "dfs-cpr", "dfs-fq-cpr",
             "dfs-fq-cpr10", "dfs-fq-cpr-p10", "dfs-fq-cprs", "dfs-fq-cprs-p",
             "dfs-fq-tau0.2", "dfs-fq-tau0.6", "dfs-fq-tau0.8",
