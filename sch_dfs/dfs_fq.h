@@ -453,6 +453,39 @@ mix:
 	return dfs_fq_join(k, e, p);
 }
 
+/*
+ * DFS's Algorithm 3 finds key @k over its share of the buffer, on a
+ * packet that cannot carry the signal (not ECN capable) of the connection
+ * whose queue is @fq (dfs_fq_queue()'s).  Where @fq has nothing queued,
+ * the packet is a SYN, a ping, the ACK of a quiet stream: dropped, it
+ * would cost a connection that made none of the key's backlog a timeout,
+ * where fq_codel and cake drop from the queues that hold the backlog.
+ * The signal goes instead to the head of the queue whose turn is next
+ * among @k's old ones, else its new ones, if that queue has packets: a
+ * connection that has been sending (O(1), two heads).  NULL: @fq has
+ * packets, so its own packet takes the signal, or neither head has any.
+ */
+static inline struct dfs_fq *dfs_fq_key_bulk(struct dfs_fq_key *k,
+					     const struct dfs_fq *fq)
+{
+	struct dfs_drr_list *l[2] = { &k->old_q, &k->new_q };
+	struct dfs_drr *d;
+	struct dfs_fq *b;
+	int i;
+
+	if (fq->head)
+		return NULL;
+	for (i = 0; i < 2; i++) {
+		d = dfs_drr_head(l[i]);
+		if (!d)
+			continue;
+		b = container_of(d, struct dfs_fq, drr);
+		if (b != fq && b->head)
+			return b;
+	}
+	return NULL;
+}
+
 /* CoDel's verdict on @fq, counted in its key. */
 static inline void dfs_codel_set_ok(struct dfs_fq_key *k, struct dfs_fq *fq,
 				    bool ok)

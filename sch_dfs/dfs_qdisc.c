@@ -281,7 +281,7 @@ static bool dfs_fq_mode(const struct dfs_sched_data *q)
 
 /*
  * dfs_mq, sched fq: the queues @flow's key is active on, as its share of
- * the round last had it (dfs_fq_add()); 1 for any other.  Its fair rate
+ * the round last had it (dfs_fq_slot()); 1 for any other.  Its fair rate
  * and its weight in n are by the share it gets (dfs_flow_weight()).
  */
 static u32 dfs_key_split(struct dfs_sched_data *q, struct dfs_flow *flow)
@@ -528,16 +528,16 @@ static void dfs_fq_tell_drops(struct dfs_sched_data *q, struct Qdisc *sch)
 }
 
 /*
- * sched fq: put @skb at the tail of its connection's queue in its key's,
- * giving the key a struct dfs_fq_key (a new key for the scheduler) if it
- * has none.
+ * sched fq: the queue of @skb's connection in its key's, giving the key a
+ * struct dfs_fq_key (a new key for the scheduler) if it has none; NULL
+ * when there is no memory for one.  dfs_fq_link() puts @skb in it.
  */
-static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
-		      struct dfs_flow *flow, u64 now, bool new_epoch)
+static struct dfs_fq *dfs_fq_slot(struct dfs_sched_data *q,
+				  struct sk_buff *skb, struct dfs_flow *flow,
+				  bool new_epoch)
 {
 	struct dfs_flow_fq *ff = dfs_flow_fq(flow);
 	struct dfs_fq_key *k = ff->fk;
-	struct dfs_fq *fq;
 
 	if (!k) {
 		k = q->fq_spare;
@@ -548,7 +548,7 @@ static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 			k = kmem_cache_alloc(dfs_fq_cachep,
 					     GFP_ATOMIC | __GFP_NOWARN);
 			if (!k)
-				return -ENOMEM;
+				return NULL;
 		}
 		ff->fk = k;
 		dfs_fq_activate(&q->fq, &q->fq_params, &q->fq_stats, k, flow);
@@ -560,8 +560,12 @@ static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 	if (unlikely(q->mq) && new_epoch && flow != &q->overflow.flow)
 		dfs_fq_key_split(k, dfs_mq_spread(q->mq, q->mq_queue,
 						  &flow->key));
-	fq = dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, skb,
-			  &dfs_fq_ops, q->sch);
+	return dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, skb,
+			    &dfs_fq_ops, q->sch);
+}
+
+static void dfs_fq_link(struct dfs_fq *fq, struct sk_buff *skb, u64 now)
+{
 	skb->next = NULL;
 	if (fq->tail)
 		((struct sk_buff *)fq->tail)->next = skb;
@@ -569,7 +573,24 @@ static int dfs_fq_add(struct dfs_sched_data *q, struct sk_buff *skb,
 		fq->head = skb;
 	fq->tail = skb;
 	dfs_skb_cb(skb)->time = dfs_codel_time(now);
-	return 0;
+}
+
+/*
+ * Algorithm 3's drop, moved off a packet of a connection with nothing
+ * queued onto the head of the key's queue @bulk (dfs_fq_key_bulk()).
+ * Taken once that packet is in, so that the qdisc is not empty while
+ * its parents hear of the drop: a parent that saw it empty would take
+ * the class for idle (its qlen_notify) with a packet in it.
+ */
+static void dfs_fq_shed(struct dfs_sched_data *q, struct Qdisc *sch,
+			struct dfs_fq *bulk, struct sk_buff **to_free)
+{
+	struct sk_buff *skb = dfs_fq_ops.pop(sch, bulk);
+
+	q->stats.drop_wfs++;
+	q->fq_stats.drop_count++;
+	q->fq_stats.drop_len += qdisc_pkt_len(skb);
+	qdisc_drop(skb, sch, to_free);
 }
 
 static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -578,6 +599,7 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct dfs_sched_data *q = qdisc_priv(sch);
 	const struct dfs_params *p = &q->params;
 	unsigned int len = qdisc_pkt_len(skb);
+	struct dfs_fq *fq = NULL, *bulk = NULL;
 	enum dfs_verdict verdict;
 	struct dfs_flow *flow;
 	struct flowkey key;
@@ -663,19 +685,35 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		dfs_congested(q, flow);
 		return qdisc_drop(skb, sch, to_free);
 	}
+	if (dfs_fq_mode(q)) {
+		fq = dfs_fq_slot(q, skb, flow, flow->epoch != epoch);
+		if (!fq) {
+			q->stats.drop_nomem++;
+			return qdisc_drop(skb, sch, to_free);
+		}
+	}
 	if (verdict == DFS_MARK) {
 		if (!q->ecn || !INET_ECN_set_ce(skb)) {
-			q->stats.drop_wfs++;
-			goto congestion_drop;
+			/* sched fq: a connection with nothing queued keeps
+			 * its packet, and the key's bulk queue takes the
+			 * signal (dfs_fq_key_bulk()), a CE mark if it can
+			 */
+			bulk = fq ? dfs_fq_key_bulk(dfs_flow_fq(flow)->fk, fq) :
+				    NULL;
+			if (!bulk) {
+				q->stats.drop_wfs++;
+				goto congestion_drop;
+			}
+			if (q->ecn && INET_ECN_set_ce(bulk->head)) {
+				q->stats.ecn_marked++;
+				bulk = NULL;
+			}
+		} else {
+			q->stats.ecn_marked++;
 		}
-		q->stats.ecn_marked++;
 	}
-
-	if (dfs_fq_mode(q) &&
-	    dfs_fq_add(q, skb, flow, now, flow->epoch != epoch)) {
-		q->stats.drop_nomem++;
-		return qdisc_drop(skb, sch, to_free);
-	}
+	if (fq)
+		dfs_fq_link(fq, skb, now);
 	/* Not "queue empty": in sched fq a parent's peek holds the head
 	 * packet in gso_skb, counted in qlen, after dequeue saw it empty.
 	 */
@@ -685,11 +723,13 @@ static int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	dfs_skb_cb(skb)->flow = flow;
 	dfs_skb_cb(skb)->mem = skb->truesize;
 	q->memory_used += skb->truesize;
-	if (dfs_fq_mode(q)) {
+	if (fq) {
 		sch->q.qlen++;
 		qdisc_qstats_backlog_inc(sch, skb);
+		if (unlikely(bulk))
+			dfs_fq_shed(q, sch, bulk, to_free);
 		/* drops of a dequeue that emptied the qdisc: the parent's
-		 * backlog held them until now (dfs_dequeue())
+		 * backlog held them until now (dfs_dequeue()), and the shed
 		 */
 		if (unlikely(q->fq_stats.drop_count))
 			dfs_fq_tell_drops(q, sch);

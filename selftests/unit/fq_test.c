@@ -463,6 +463,62 @@ static void test_new_conn_skips_emptied_queue(void)
 }
 
 /*
+ * Algorithm 3 signals a key whose bulk flow fills its share, on a SYN of
+ * a new connection of the same key: the SYN goes in, ahead of the bulk,
+ * and the bulk queue's head is dropped (or CE marked where it is ECN
+ * capable); on the bulk flow's own packet, that packet is dropped; on a
+ * key of one connection, its packet too.
+ */
+static void test_signal_falls_on_bulk(bool ecn)
+{
+	struct w_pkt *pkt;
+	struct world w;
+	enum w_signal r;
+	u32 id, first;
+	int i;
+
+	w_init(&w, 1514, 5000, 100000, ecn);
+	w.f[0].key = 0;		/* bulk */
+	w.f[1].key = 0;		/* a new connection's SYN */
+	for (i = 0; i < 20; i++)
+		w_enqueue(&w, 0, 1500, 0, ecn);
+	/* the bulk has had its turn: in the key's old list */
+	for (i = 0; i < 3; i++)
+		free(w_dequeue(&w, 0));
+	first = w.next_id - 17;
+	/* a key of one connection: its own packet takes the signal */
+	r = w_enqueue_signal(&w, 0, 1500, 0, false, &id);
+	CHECK(r == W_DROPPED && id == w.next_id - 1 && w.dropped == 1,
+	      "one connection: its packet dropped (%d)", r);
+	r = w_enqueue_signal(&w, 1, 60, 0, false, &id);
+	CHECK(r == (ecn ? W_BULK_MARKED : W_BULK_DROPPED) && id == first,
+	      "the SYN in, the bulk's head signalled (%d, id %u)", r, id);
+	CHECK(w.f[1].qlen == 1 && w.f[0].qlen == (ecn ? 17u : 16u),
+	      "the SYN queued, the bulk %u", w.f[0].qlen);
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 1, "the SYN first out (flow %d)",
+	      pkt ? pkt->flow : -1);
+	free(pkt);
+	/* the SYN's connection has packets now: they take the signal */
+	w_enqueue(&w, 1, 1500, 0, false);
+	r = w_enqueue_signal(&w, 1, 1500, 0, false, &id);
+	CHECK(r == W_DROPPED && w.f[1].qlen == 1, "a queued connection: %d",
+	      r);
+	CHECK(w_queues_own_keys(&w), "queues");
+	w_destroy(&w);
+}
+
+static void test_signal_falls_on_bulk_drop(void)
+{
+	test_signal_falls_on_bulk(false);
+}
+
+static void test_signal_falls_on_bulk_mark(void)
+{
+	test_signal_falls_on_bulk(true);
+}
+
+/*
  * Flows 0 to @nflows - 1 of key 0, each kept @depth packets deep (topped
  * up after every send, as senders that do not back off), the link
  * sending a 1500-byte packet every 1.2 ms for @ms: CoDel's drops.
@@ -730,6 +786,8 @@ int main(void)
 	TEST(test_codel_sparse_in_dropping_key);
 	TEST(test_sparse_in_key_first);
 	TEST(test_new_conn_skips_emptied_queue);
+	TEST(test_signal_falls_on_bulk_drop);
+	TEST(test_signal_falls_on_bulk_mark);
 	TEST(test_key_fairness);
 	TEST(test_key_split);
 	TEST(test_pool_full);

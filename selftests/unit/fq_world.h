@@ -53,7 +53,7 @@ struct world {
 	u32			backlog;	/* bytes, every flow */
 	u32			qlen;
 	u32			next_id;
-	u32			dropped;	/* packets dropped by CoDel */
+	u32			dropped;	/* by CoDel and w_enqueue_signal() */
 	u32			released;	/* keys */
 	u32			keys;		/* struct dfs_fq_key held */
 	u32			dropped_ids[W_PKTS];
@@ -162,22 +162,26 @@ static inline void w_init(struct world *w, u32 quantum, u32 target_us,
 	w_init_pool(w, quantum, target_us, interval_us, ecn, 4);
 }
 
-/* As sch_dfs's enqueue: link the packet, activate an idle key. */
-static struct w_pkt *w_enqueue(struct world *w, int flow, u32 len, u64 now_ns,
-			       bool ect)
+static struct w_pkt *w_new_pkt(struct world *w, int flow, u32 len,
+				u64 now_ns, bool ect)
 {
 	struct w_pkt *pkt = calloc(1, sizeof(*pkt));
-	struct w_flow *f = &w->f[flow];
-	struct w_key *wk = &w->k[f->key];
-	struct dfs_fq_key *k = wk->fk;
-	struct dfs_fq *fq;
 
 	pkt->len = len;
 	pkt->time = dfs_codel_time(now_ns);
 	pkt->id = w->next_id++;
 	pkt->flow = flow;
-	pkt->key = f->key;
+	pkt->key = w->f[flow].key;
 	pkt->ect = ect;
+	return pkt;
+}
+
+/* As sch_dfs's dfs_fq_slot(): the packet's queue, an idle key activated. */
+static struct dfs_fq *w_slot(struct world *w, struct w_pkt *pkt)
+{
+	struct w_key *wk = &w->k[pkt->key];
+	struct dfs_fq_key *k = wk->fk;
+
 	if (!k) {
 		/* garbage, as a recycled key's: activate must set what counts */
 		k = malloc(sizeof(*k));
@@ -186,19 +190,78 @@ static struct w_pkt *w_enqueue(struct world *w, int flow, u32 len, u64 now_ns,
 		w->keys++;
 		dfs_fq_activate(&w->s, &w->p, &w->st, k, wk);
 	}
-	fq = dfs_fq_queue(&w->s, &w->p, &w->st, k, pkt, &w_ops, w);
+	return dfs_fq_queue(&w->s, &w->p, &w->st, k, pkt, &w_ops, w);
+}
+
+static void w_link(struct world *w, struct dfs_fq *fq, struct w_pkt *pkt)
+{
+	struct w_flow *f = &w->f[pkt->flow];
+	struct w_key *wk = &w->k[pkt->key];
+
 	if (fq->tail)
 		((struct w_pkt *)fq->tail)->next = pkt;
 	else
 		fq->head = pkt;
 	fq->tail = pkt;
-	f->backlog += len;
+	f->backlog += pkt->len;
 	f->qlen++;
-	wk->backlog += len;
+	wk->backlog += pkt->len;
 	wk->qlen++;
-	w->backlog += len;
+	w->backlog += pkt->len;
 	w->qlen++;
+}
+
+/* As sch_dfs's enqueue: link the packet, activate an idle key. */
+static struct w_pkt *w_enqueue(struct world *w, int flow, u32 len, u64 now_ns,
+			       bool ect)
+{
+	struct w_pkt *pkt = w_new_pkt(w, flow, len, now_ns, ect);
+
+	w_link(w, w_slot(w, pkt), pkt);
 	return pkt;
+}
+
+/* Where Algorithm 3's signal fell (w_enqueue_signal()). */
+enum w_signal {
+	W_MARKED,		/* the packet itself, CE */
+	W_DROPPED,		/* the packet itself */
+	W_BULK_MARKED,		/* the head of the key's bulk queue, CE */
+	W_BULK_DROPPED,		/* the head of the key's bulk queue */
+};
+
+/*
+ * As sch_dfs's enqueue of a packet of @flow, whose key is busy, when
+ * DFS's Algorithm 3 signals the key: a CE mark where the packet is ECN
+ * capable; else, where its connection has nothing queued, the packet goes
+ * in and the head of the key's bulk queue (dfs_fq_key_bulk()) takes the
+ * signal, a CE mark if it can; else the packet is dropped.  *@id: the
+ * packet the signal fell on.
+ */
+static inline enum w_signal w_enqueue_signal(struct world *w, int flow,
+					     u32 len, u64 now_ns, bool ect,
+					     u32 *id)
+{
+	struct w_pkt *pkt = w_new_pkt(w, flow, len, now_ns, ect);
+	struct dfs_fq *fq = w_slot(w, pkt), *bulk;
+
+	*id = pkt->id;
+	if (w->p.ecn && w_mark(pkt)) {
+		w_link(w, fq, pkt);
+		return W_MARKED;
+	}
+	bulk = dfs_fq_key_bulk(w->k[pkt->key].fk, fq);
+	if (!bulk) {
+		w_drop(w, pkt);
+		return W_DROPPED;
+	}
+	*id = ((struct w_pkt *)bulk->head)->id;
+	if (w->p.ecn && w_mark(bulk->head)) {
+		w_link(w, fq, pkt);
+		return W_BULK_MARKED;
+	}
+	w_link(w, fq, pkt);
+	w_drop(w, w_pop(w, bulk));
+	return W_BULK_DROPPED;
 }
 
 /* The next packet, or NULL; the caller frees it. */

@@ -40,7 +40,7 @@
 struct rpkt {
 	u32	id, len, time;
 	int	flow;
-	bool	ect;
+	bool	ect, ce;	/* ce: marked on the way in */
 };
 
 static struct rpkt rq[NQ][RQ];
@@ -162,6 +162,55 @@ static void rdrop(struct rpkt *p)
 	if (nrdrops < W_PKTS)
 		rdrops[nrdrops] = p->id;
 	nrdrops++;
+}
+
+/* Queue @q takes packet @p of flow @i of key @k at its tail. */
+static void rpush(int q, int k, int i, struct rpkt p)
+{
+	struct rqueue *f = &rf[q];
+
+	rq[q][(f->head + f->len++) % RQ] = p;
+	f->bytes += p.len;
+	rbacklog += p.len;
+	rflen[i]++;
+	rfbytes[i] += p.len;
+	rk[k].len++;
+	rk[k].bytes += p.len;
+}
+
+/* The head of queue @q of key @k, dropped by Algorithm 3's signal. */
+static void rshed(int q, int k)
+{
+	struct rqueue *f = &rf[q];
+	struct rpkt *p = &rq[q][f->head];
+
+	rdrop(p);
+	f->head = (f->head + 1) % RQ;
+	f->len--;
+	f->bytes -= p->len;
+	rbacklog -= p->len;
+	rflen[p->flow]--;
+	rfbytes[p->flow] -= p->len;
+	rk[k].len--;
+	rk[k].bytes -= p->len;
+}
+
+/*
+ * The queue of key @k that takes Algorithm 3's signal in place of a packet
+ * of a connection whose queue @q is empty: the head of the old ones, else
+ * of the new ones, that is not @q and has packets; -1: none.
+ */
+static int rbulk(int k, int q)
+{
+	struct rkey *key = &rk[k];
+
+	if (rf[q].len)
+		return -1;
+	if (key->nold && key->oldq[0] != q && rf[key->oldq[0]].len)
+		return key->oldq[0];
+	if (key->nnew && key->newq[0] != q && rf[key->newq[0]].len)
+		return key->newq[0];
+	return -1;
 }
 
 /*
@@ -480,8 +529,40 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			int k = w.f[i].key;
 			struct w_pkt *pkt;
 
+			/* Algorithm 3 signals a busy key on this packet */
+			if (n == 1 && (flags & 0x10) && rk[k].len &&
+			    w.next_id < W_PKTS) {
+				u32 id = w.next_id, t = dfs_codel_time(now);
+				enum w_signal got, want;
+				int q = rselect(&w, k, w.f[i].hash), b;
+
+				got = w_enqueue_signal(&w, i, len, now, ect,
+						       &id);
+				b = rbulk(k, q);
+				if (w.p.ecn && ect) {
+					want = W_MARKED;
+					rpush(q, k, i, (struct rpkt){
+					      id, len, t, i, ect, true });
+				} else if (b < 0) {
+					want = W_DROPPED;
+					rdrop(&(struct rpkt){ .id = id });
+				} else if (w.p.ecn && rq[b][rf[b].head].ect) {
+					want = W_BULK_MARKED;
+					rq[b][rf[b].head].ce = true;
+					rpush(q, k, i, (struct rpkt){
+					      w.next_id - 1, len, t, i, ect,
+					      false });
+				} else {
+					want = W_BULK_DROPPED;
+					rpush(q, k, i, (struct rpkt){
+					      w.next_id - 1, len, t, i, ect,
+					      false });
+					rshed(b, k);
+				}
+				FUZZ_ASSERT(got == want);
+				n = 0;
+			}
 			while (n-- && w.next_id < W_PKTS) {
-				struct rqueue *f;
 				int q;
 
 				if (!rk[k].listed) {
@@ -490,16 +571,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 					lpush(rnew, &nnew, k);
 				}
 				q = rselect(&w, k, w.f[i].hash);
-				f = &rf[q];
 				pkt = w_enqueue(&w, i, len, now, ect);
-				rq[q][(f->head + f->len++) % RQ] = (struct rpkt){
-					pkt->id, len, pkt->time, i, ect };
-				f->bytes += len;
-				rbacklog += len;
-				rflen[i]++;
-				rfbytes[i] += len;
-				rk[k].len++;
-				rk[k].bytes += len;
+				rpush(q, k, i, (struct rpkt){
+				      pkt->id, len, pkt->time, i, ect, false });
 			}
 			/* dfs_mq's share of the round: the queues it is on */
 			if ((flags & 2) && w_key(&w, i)) {
@@ -517,7 +591,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			FUZZ_ASSERT(!pkt == !r.valid);
 			if (pkt) {
 				FUZZ_ASSERT(pkt->id == r.p.id);
-				FUZZ_ASSERT(pkt->ce == ce);
+				FUZZ_ASSERT(pkt->ce == (ce || r.p.ce));
 			}
 			free(pkt);
 			/* as sch_dfs's poll of an empty qdisc, now and then */
