@@ -107,8 +107,45 @@ class PolicyTest(unittest.TestCase):
         k = key("10.0.0.1")
         reg.event(flag(k), 0)
         reg.event(release(k), 10)
-        reg.event(flag(k), 20)              # a new episode: a new clock
-        self.assertEqual(pol.rules(reg, 21)[1]["waiting"], 1)
+        reg.event(flag(k), 20)              # the same episode: its rule stays
+        rules, held = pol.rules(reg, 21)
+        self.assertEqual(len(rules), 1)
+        self.assertEqual(held["waiting"], 0)
+
+    def test_a_moment_flagged_gets_no_rule(self):
+        reg, pol = Registry(), Policy(min_flagged=2.0, hold=30)
+        k = key("10.0.0.1")
+        reg.event(flag(k), 0.0)
+        reg.event(release(k), 0.1)
+        rules, held = pol.rules(reg, 5.0)
+        self.assertEqual(rules, {})
+        self.assertEqual(held["waiting"], 0)
+
+    def test_flapping_adds_up(self):
+        # DFS flags and lets go of a key in turn, never min_flagged at
+        # once: the stretches add up, and the rule comes after as long
+        # flagged in all, not after the last stretch alone.
+        reg, pol = Registry(), Policy(min_flagged=0.5, hold=30)
+        k = key("10.0.0.1")
+        for t in (0.0, 0.4, 0.8):
+            reg.event(flag(k), t)
+            self.assertEqual(pol.rules(reg, t + 0.05)[0], {})
+            reg.event(release(k), t + 0.15)
+        reg.event(flag(k), 1.2)
+        self.assertEqual(pol.rules(reg, 1.2)[1]["waiting"], 1)  # 0.45 s
+        rules, held = pol.rules(reg, 1.26)                  # 0.51 s
+        self.assertEqual(len(rules), 1)
+        self.assertEqual(held["waiting"], 0)
+
+    def test_forgotten_key_starts_over(self):
+        reg, pol = Registry(), Policy(min_flagged=2.0, hold=30)
+        k = key("10.0.0.1")
+        reg.event(flag(k), 0.0)
+        reg.event(release(k), 1.5)
+        reg.expire(31.5, 30)
+        reg.event(flag(k), 40.0)
+        self.assertEqual(pol.rules(reg, 41.0)[1]["waiting"], 1)
+        self.assertEqual(len(pol.rules(reg, 42.0)[0]), 1)
 
     def test_many_sources_one_aggregate(self):
         reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=16,

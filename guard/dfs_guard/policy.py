@@ -52,10 +52,23 @@ class RuleInfo:
 
 @dataclass
 class Flag:
-    since: float                     # flagged continuously since
+    """A key's episode: flagged at since, then let go and flagged again
+    any number of times, each break shorter than the hold time."""
+    since: float                     # the episode's first flag
     reasons: frozenset = frozenset()
     rate: int = 0
     released: float = None          # when DFS let it go
+    stretch: float = None           # the current flag's start
+    before: float = 0.0             # s flagged before that one
+
+    def __post_init__(self):
+        if self.stretch is None:
+            self.stretch = self.since
+
+    def flagged_for(self, now):
+        """Seconds flagged in the episode, up to NOW."""
+        end = self.released if self.released is not None else now
+        return self.before + max(0.0, end - self.stretch)
 
 
 class Registry:
@@ -76,9 +89,15 @@ class Registry:
             self.release_qdisc(ev.qdisc, now, keep=(), queue=ev.queue)
 
     def flag(self, key, reasons, rate, now):
+        """A key DFS let go and flags again before expire() forgets it
+        (within the hold time) goes on with its episode: a verdict DFS
+        gives and takes back in turn adds up towards min_flagged."""
         f = self.flags.get(key)
-        if f is None or f.released is not None:
+        if f is None:
             f = self.flags[key] = Flag(now)
+        elif f.released is not None:
+            f.before = f.flagged_for(now)
+            f.stretch, f.released = now, None
         f.reasons, f.rate = reasons, rate
 
     def release_qdisc(self, qdisc, now, keep, queue=None):
@@ -96,11 +115,7 @@ class Registry:
         keys = set()
         for ev in dumped:
             keys.add(ev.key)
-            f = self.flags.get(ev.key)
-            if f is None or f.released is not None:
-                self.flag(ev.key, ev.reasons, ev.rate, now)
-            else:
-                f.reasons, f.rate = ev.reasons, ev.rate
+            self.flag(ev.key, ev.reasons, ev.rate, now)
         self.release_qdisc(qdisc, now, keep=keys)
 
     def expire(self, now, hold):
@@ -133,8 +148,10 @@ class Policy:
         for key, f in registry.flags.items():
             if f.released is not None and now - f.released >= self.hold:
                 continue
-            if now - f.since < self.min_flagged:
-                held["waiting"] += 1
+            if f.flagged_for(now) < self.min_flagged:
+                # a released key that never got its rule is done
+                if f.released is None:
+                    held["waiting"] += 1
                 continue
             if self.allowed(key.src) or self.allowed(key.dst):
                 held["allowlist"] += 1
