@@ -254,6 +254,18 @@ class BackendTest(unittest.TestCase):
         self.assertEqual(len(b.removed), 30)
         self.assertEqual(b.installed, {})
 
+    def test_slow_batch_logged(self):
+        from dfs_guard import backend
+        b = Recorder()
+        slow, backend.SLOW_BATCH = backend.SLOW_BATCH, -1.0
+        try:
+            with self.assertLogs("dfs-guard", "WARNING") as logs:
+                b.sync(self.wanted(3), 0)
+        finally:
+            backend.SLOW_BATCH = slow
+        self.assertTrue(any("a batch of 3 rules (add) took" in m
+                            for m in logs.output), logs.output)
+
     def test_error_retried(self):
         b = Recorder(fail=True)
         b.sync(self.wanted(3), 0)

@@ -93,8 +93,8 @@ else:
         fail("the aggregate %.2f s after the flag" % (aggs[0] - flags[0]))
         # what the daemon heard of the overflow until then
         print("INFO: " + "; ".join(
-            "%.2f %s" % (float(t) - t0, m.split()[0]) for t, _, m in log
-            if "overflow" in m and float(t) <= aggs[0]))
+            "%.2f %s" % (float(t) - t0, m.strip()) for t, _, m in log
+            if ("overflow" in m or " took " in m) and float(t) <= aggs[0]))
 if len(aggs) > 1:
     print("INFO: the aggregate added %d times (DFS let the overflow go "
           "between)" % len(aggs))

@@ -16,8 +16,11 @@ does it in one batch, raising BackendError on failure, after which the
 rules it was given count as not done and are tried again.
 """
 import logging
+import time
 
 log = logging.getLogger("dfs-guard")
+
+SLOW_BATCH = 1.0                 # s: a batch that took longer is logged
 
 
 class BackendError(Exception):
@@ -78,6 +81,7 @@ class Backend:
         if not rules:
             return True
         if not self.dry_run:
+            t0 = time.monotonic()
             try:
                 op(rules)
             except BackendError as e:
@@ -85,6 +89,11 @@ class Backend:
                           action, len(rules), e)
                 self.count("errors", action=action)
                 return False
+            took = time.monotonic() - t0
+            if took > SLOW_BATCH:
+                # a rule's delay an operator sees, not DFS's
+                log.warning("%s: a batch of %d rules (%s) took %.2f s",
+                            self.name, len(rules), action, took)
         for r in rules:
             log.log(logging.DEBUG if action == "renew" else logging.INFO,
                     "%s%s: %s %s", "dry run: " if self.dry_run else "",
