@@ -55,15 +55,11 @@ class Flag:
     """A key's episode: flagged at since, then let go and flagged again
     any number of times, each break shorter than the hold time."""
     since: float                     # the episode's first flag
+    stretch: float                   # the current flag's start
     reasons: frozenset = frozenset()
     rate: int = 0
     released: float = None          # when DFS let it go
-    stretch: float = None           # the current flag's start
     before: float = 0.0             # s flagged before that one
-
-    def __post_init__(self):
-        if self.stretch is None:
-            self.stretch = self.since
 
     def flagged_for(self, now):
         """Seconds flagged in the episode, up to NOW."""
@@ -94,7 +90,7 @@ class Registry:
         gives and takes back in turn adds up towards min_flagged."""
         f = self.flags.get(key)
         if f is None:
-            f = self.flags[key] = Flag(now)
+            f = self.flags[key] = Flag(now, now)
         elif f.released is not None:
             f.before = f.flagged_for(now)
             f.stretch, f.released = now, None
