@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dfs_guard import config, verdict                    # noqa: E402
+from dfs_guard import config, qdiscs, verdict            # noqa: E402
 from dfs_guard.backend import Backend, BackendError      # noqa: E402
 from dfs_guard.daemon import Guard                       # noqa: E402
 from dfs_guard import flowspec                           # noqa: E402
@@ -308,7 +308,8 @@ class GuardTest(unittest.TestCase):
                                                dump=True)]})
         b = Recorder()
         now = [0.0]
-        g = Guard(cfg, stream, [b], clock=lambda: now[0])
+        g = Guard(cfg, stream, [b], clock=lambda: now[0],
+                  listing=lambda: [])
         g.start()
         g.tick()
         self.assertEqual(len(b.installed), 1)
@@ -419,6 +420,45 @@ class QdiscLabelTest(unittest.TestCase):
         self.assertEqual(qdisc_label(0x10000, 0xffffffff), "1:")
         self.assertEqual(qdisc_label(0, 0x10001), "1:1")
         self.assertEqual(qdisc_label(0, 0x10002), "1:2")
+
+
+class QdiscCheckTest(unittest.TestCase):
+    """--check and the start name a configured handle that is no DFS."""
+    L = qdiscs.Listed
+
+    def problems(self, handle, listed):
+        return qdiscs.problems([verdict.Qdisc(3, handle << 16)], listed,
+                               name=lambda i: "eth0")
+
+    def test_dfs_and_dfs_mq_followed(self):
+        for kind in ("dfs", "dfs_mq"):
+            self.assertEqual(self.problems(1, [self.L(3, 1 << 16, 0, kind)]),
+                             [])
+
+    def test_shaper_handle(self):
+        """The README's recipe: HTB 1:, the dfs 10: under it."""
+        listed = [self.L(3, 1 << 16, 0xffffffff, "htb"),
+                  self.L(3, 0x10 << 16, 0x10001, "dfs")]
+        p = self.problems(1, listed)
+        self.assertEqual(len(p), 1)
+        self.assertIn("1: is htb, not dfs or dfs_mq", p[0])
+        self.assertIn("its DFS: 10:", p[0])
+        self.assertEqual(self.problems(0x10, listed), [])
+
+    def test_no_such_handle(self):
+        p = self.problems(2, [self.L(3, 1 << 16, 0, "dfs")])
+        self.assertIn("eth0 has no qdisc 2:", p[0])
+        self.assertIn("its DFS: 1:", p[0])
+
+    def test_dfs_mq_queues_not_named(self):
+        """A dfs_mq's queues (handle 0) are the root's, never offered."""
+        listed = [self.L(3, 1 << 16, 0xffffffff, "dfs_mq"),
+                  self.L(3, 0, 0x10001, "dfs"),
+                  self.L(4, 5 << 16, 0xffffffff, "dfs")]
+        self.assertEqual(qdiscs.followable(listed),
+                         [verdict.Qdisc(3, 1 << 16), verdict.Qdisc(4, 5 << 16)])
+        self.assertIn("it has no DFS qdisc",
+                      self.problems(1, [self.L(3, 0, 0x10001, "dfs")])[0])
 
 
 class DashboardTest(unittest.TestCase):

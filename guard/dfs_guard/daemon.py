@@ -9,7 +9,8 @@ dumps the DFS qdiscs it follows to learn what they flag now, starts its
 backends and serves its metrics; then, every tick, applies the events
 that came, asks the policy for the rules they call for and brings each
 backend towards them.  SIGTERM or SIGINT: every backend withdraws what
-it holds, and it exits.  --check only reads the configuration.
+it holds, and it exits.  --check reads the configuration and looks for
+each qdisc it names, and changes nothing.
 """
 import argparse
 import logging
@@ -19,32 +20,22 @@ import sys
 import time
 
 from . import config as configmod
+from . import qdiscs as qdiscmod
 
 log = logging.getLogger("dfs-guard")
 DEFAULT_CONFIG = "/etc/dfs-guard/dfs-guard.toml"
 
 
-def discover():
-    """Every DFS qdisc of this network namespace: each dfs with a handle
-    of its own, and each dfs_mq root (whose queues' verdicts carry its
-    handle)."""
-    from pyroute2 import IPRoute
-    from .verdict import Qdisc
-    with IPRoute() as ipr:
-        return [Qdisc(q["index"], q["handle"]) for q in ipr.get_qdiscs()
-                if q.get_attr("TCA_KIND") == "dfs_mq" or
-                (q.get_attr("TCA_KIND") == "dfs" and q["handle"])]
-
-
 class Guard:
     def __init__(self, cfg, stream, backends, metrics=None,
-                 clock=time.monotonic):
+                 clock=time.monotonic, listing=qdiscmod.listing):
         from .policy import Registry
         self.cfg = cfg
         self.stream = stream
         self.backends = backends
         self.metrics = metrics
         self.clock = clock
+        self.listing = listing
         self.registry = Registry()
         self.followed = set(cfg.qdiscs)
         self.stop = False
@@ -63,7 +54,10 @@ class Guard:
         return set(self.cfg.qdiscs) | {k.qdisc for k in self.registry.flags}
 
     def start(self):
-        qdiscs = self.cfg.qdiscs or discover()
+        listed = self.listing()
+        for p in qdiscmod.problems(self.cfg.qdiscs, listed):
+            log.warning("%s", p)
+        qdiscs = self.cfg.qdiscs or qdiscmod.followable(listed)
         for q in qdiscs:
             self.resync(q, "start")
         for b in self.backends:
@@ -126,12 +120,32 @@ class Guard:
         self.stream.close()
 
 
+def check(path, cfg):
+    """--check: 0 ok, 1 a qdisc the configuration names is no DFS."""
+    listed = qdiscmod.listing()
+    bad = qdiscmod.problems(cfg.qdiscs, listed)
+    for p in bad:
+        print("dfs-guard: %s: %s" % (path, p), file=sys.stderr)
+    if bad:
+        return 1
+    if cfg.qdiscs:
+        what = "follows %d qdisc%s" % (len(cfg.qdiscs),
+                                       "s" if len(cfg.qdiscs) > 1 else "")
+    else:
+        what = "follows every DFS qdisc (%d now)" % len(
+            qdiscmod.followable(listed))
+    print("dfs-guard: %s: ok, %s%s" % (path, what, ", dry run"
+                                       if cfg.dry_run else ""))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="dfs-guard", description=__doc__
                                  .split("\n\n")[0])
     ap.add_argument("-c", "--config", default=DEFAULT_CONFIG)
     ap.add_argument("--check", action="store_true",
-                    help="read the configuration, say what is wrong, exit")
+                    help="read the configuration, look for the qdiscs it "
+                    "names, say what is wrong, exit")
     ap.add_argument("--timestamps", action="store_true",
                     help="start each log line with the time, seconds since "
                     "the epoch (journald adds its own)")
@@ -142,9 +156,7 @@ def main(argv=None):
         print("dfs-guard: %s" % e, file=sys.stderr)
         return 2
     if args.check:
-        print("dfs-guard: %s: ok%s" % (args.config, ", dry run"
-                                        if cfg.dry_run else ""))
-        return 0
+        return check(args.config, cfg)
     logging.basicConfig(level=getattr(logging, cfg.log_level.upper(),
                                       logging.INFO),
                         format=("%(created).3f " if args.timestamps
