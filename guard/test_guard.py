@@ -478,6 +478,34 @@ class DashboardTest(unittest.TestCase):
         self.assertEqual(missing, set())
 
 
+class AlertRulesTest(unittest.TestCase):
+    HERE = os.path.dirname(os.path.abspath(__file__))
+
+    def test_every_metric_exported(self):
+        """The alert rules ask only for metrics the daemon has."""
+        import re
+        from prometheus_client import generate_latest
+        from dfs_guard.metrics import Metrics
+        with open(os.path.join(self.HERE, "dfs-guard-alerts.yml")) as fh:
+            used = set(re.findall(r"\b(dfs_[a-z_]+)", fh.read()))
+        text = generate_latest(Metrics([]).registry).decode()
+        have = set(re.findall(r"^# TYPE (\S+)", text, re.M))
+        missing = {u for u in used
+                   if u not in have and re.sub(r"_total$", "", u) not in have}
+        self.assertEqual(missing, set())
+
+    def test_promtool(self):
+        """promtool (Debian's prometheus, make deps) parses the rules, and
+        each alert fires on the series of its test and not before."""
+        promtool = shutil.which("promtool")
+        self.assertIsNotNone(promtool, "no promtool: make deps (prometheus)")
+        for args in (["check", "rules", "dfs-guard-alerts.yml"],
+                     ["test", "rules", "dfs-guard-alerts.test.yml"]):
+            r = subprocess.run([promtool] + args, cwd=self.HERE,
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+
 class ConfigTest(unittest.TestCase):
     def test_example_is_valid(self):
         here = os.path.dirname(os.path.abspath(__file__))

@@ -57,6 +57,12 @@ APT_PKGS=(
 	# the lab's upstream scenario (tools/lablib/upstream.py): FRR's bgpd
 	# as the ISP router that receives dfs-guard's FlowSpec
 	frr
+	# promtool, which checks and tests dfs-guard's alert rules (make unit)
+	prometheus
+	# doc/operate.md's recipes, run in the guest by make check-dkms: the
+	# interface hook that puts the qdiscs back (ifup), as on a Debian 12
+	# router, whose installer sets ifupdown up
+	ifupdown
 )
 
 export DEBIAN_FRONTEND=noninteractive
@@ -134,6 +140,13 @@ if [ ! -e "/lib/modules/$kver/build/Makefile" ]; then
 	[ -e "/lib/modules/$kver/build/Makefile" ] || die "no headers for $kver"
 fi
 log "test kernel $kver (linux-image-amd64 = linux-headers-amd64 = $img)"
+
+# Of prometheus only promtool is wanted: its server, which the package
+# starts where systemd runs, has nothing to do on a build machine.
+if [ -d /run/systemd/system ] && systemctl -q is-enabled prometheus.service 2>/dev/null; then
+	log "prometheus.service: disabled and stopped (only promtool is used)"
+	systemctl disable -q --now prometheus.service >>"$DEPS_LOG" 2>&1 || true
+fi
 
 # --- netperf, for flent ------------------------------------------------------
 # Debian 12 has netperf only in non-free; sid has it in main, but its
