@@ -37,7 +37,12 @@
 # make bench-hishape  the HiShape paper's Figure 1 (test VM):
 #                 results/bench-hishape/table.md and pps.png;
 #                 BENCH_ARGS=quick for 10 and 1000 ranges only
-# make install    modules_install, depmod, and the tc plugins
+# make install    modules_install, depmod, the tc plugins and man pages,
+#                 sch-dfs-apply and its unit, dfs-guard (what the packages
+#                 install)
+# make deb        the Debian packages into build/deb (make deb-deps: what
+#                 that needs, on a build machine); make check-dkms installs
+#                 them in a guest
 #
 # KERNEL=6.1|6.12|7.2|mainline picks a kernel of the matrix for make,
 # make deps, make check and make install: the modules are built for it
@@ -85,7 +90,7 @@ TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 .PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo rrul \
 	bench bench-hishape bench-mq install clean checkpatch kernels build-kernels check-kernels \
 	kernel-known test-modules deb check-dkms tc-patches check-tc-patches \
-	upstream check-upstream
+	upstream check-upstream deb-deps
 
 all: modules
 
@@ -248,11 +253,35 @@ bench-mq: test-modules tc
 checkpatch:
 	tools/checkpatch.sh
 
+# What the packages install, from source: the modules, the tc plugins
+# and man pages, sch-dfs-apply with its unit and ifupdown hook (deploy/),
+# dfs-guard with its configuration (kept if there), unit, dashboard and
+# alert rules.  A configuration file already there is never overwritten.
+UNIT_DIR ?= /lib/systemd/system
 install: modules tc
 	$(MAKE) -C $(KDIR) M=$(MODDIR) modules_install
 	depmod -a $(shell basename $$(dirname $(KDIR)))
 	install -d $(DESTDIR)$(TC_LIB_DIR)
-	install -m 0644 build/tc/lib/*.so $(DESTDIR)$(TC_LIB_DIR)/
+	cp -P build/tc/lib/*.so $(DESTDIR)$(TC_LIB_DIR)/
+	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 iproute2/man/man8/*.8 \
+		deploy/sch-dfs-apply.8 guard/dfs-guard.8 guard/dfs-guard-exabgp.8
+	install -D -m 0755 -t $(DESTDIR)/usr/sbin deploy/sch-dfs-apply \
+		guard/dfs-guard guard/dfs-guard-exabgp
+	install -D -m 0644 -t $(DESTDIR)$(UNIT_DIR) deploy/sch-dfs@.service \
+		guard/dfs-guard.service
+	install -D -m 0755 deploy/if-up.d/sch-dfs $(DESTDIR)/etc/network/if-up.d/sch-dfs
+	install -d $(DESTDIR)/etc/sch-dfs $(DESTDIR)/etc/dfs-guard
+	[ -e $(DESTDIR)/etc/dfs-guard/dfs-guard.toml ] || \
+		install -m 0644 guard/dfs-guard.toml $(DESTDIR)/etc/dfs-guard/
+	install -D -m 0644 -t $(DESTDIR)/usr/lib/dfs-guard/dfs_guard guard/dfs_guard/*.py
+	install -D -m 0644 -t $(DESTDIR)/usr/share/dfs-guard guard/grafana-dashboard.json \
+		guard/dfs-guard-alerts.yml guard/dfs-guard-alerts.test.yml
+
+# What make deb needs, and no more, on a build machine of the router's
+# Debian release (doc/operate.md): the packaging tools, iproute2's build
+# dependencies and its source.
+deb-deps:
+	tools/make-deb.sh --install-deps
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean

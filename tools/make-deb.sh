@@ -5,11 +5,16 @@
 #
 #   sch-dfs-dkms_<version>_all.deb   the module sources in
 #                                    /usr/src/sch-dfs-<version> for DKMS
-#   sch-dfs-tc_<version>_<arch>.deb  the tc plugins (q_dfs.so, q_stfq.so,
-#                                    f_lrufq.so) where Debian's tc finds
-#                                    them, and their manual pages
+#   sch-dfs-tc_<version>_<arch>.deb  the tc plugins (q_dfs.so with
+#                                    dfs_mq, q_stfq.so, f_lrufq.so,
+#                                    q_hishape.so) where Debian's tc finds
+#                                    them, their manual pages,
+#                                    sch-dfs-apply with its unit and
+#                                    ifupdown hook (deploy/), and README.md
+#                                    and doc/, the pages linked as here
 #   dfs-guard_<version>_all.deb      the verdict daemon (guard/), its
-#                                    configuration and systemd unit
+#                                    configuration, systemd unit,
+#                                    dashboard and alert rules
 #
 # The packaging is debian/ (debhelper 13, dh-dkms); debian/README.source
 # says what this script adds to it.  The build runs in a copy of what the
@@ -24,8 +29,10 @@
 #
 # Environment: DEB_VERSION (the version), DEBFULLNAME and DEBEMAIL (the
 # changelog's author), LINTIAN=0 (skip the lintian check of the .debs).
-# Needs dpkg-dev, debhelper, dh-dkms (make deps) and, for the tc plugins,
-# what tools/build-tc.sh needs.
+# Needs git, dpkg-dev, debhelper, dh-dkms, dh-python and, for the tc
+# plugins, what tools/build-tc.sh needs: "make-deb.sh --install-deps"
+# (make deb-deps) installs them all, and no more, on a build machine of
+# the router's Debian release; "make deps" has them too.
 
 set -euo pipefail
 shopt -s inherit_errexit
@@ -41,12 +48,22 @@ log() { echo "make-deb: $*"; }
 die() { echo "make-deb: error: $*" >&2; exit 1; }
 
 # --- the build tools -------------------------------------------------------
+DEB_DEPS=(git dpkg-dev debhelper dh-dkms dh-python python3 lintian)
+if [ "${1:-}" = --install-deps ]; then
+	[ "$(id -u)" = 0 ] || die "--install-deps: run as root"
+	log "apt-get install ${DEB_DEPS[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${DEB_DEPS[@]}" || die "apt-get install failed"
+	# iproute2's build dependencies and its source (and a deb-src line)
+	exec "$ROOT/tools/build-tc.sh" --fetch-only
+fi
+[ $# = 0 ] || die "usage: make-deb.sh [--install-deps]"
 missing=()
 for t in dpkg-buildpackage:dpkg-dev dh:debhelper dh_dkms:dh-dkms; do
 	command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
 done
 [ ${#missing[@]} -eq 0 ] ||
-	die "missing ${missing[*]}: run 'make deps' (or apt-get install ${missing[*]})"
+	die "missing ${missing[*]}: run 'make deb-deps' (or apt-get install ${missing[*]})"
 
 # --- the version -------------------------------------------------------------
 # From git describe:
@@ -123,7 +140,7 @@ while IFS= read -r -d '' f; do
 	install -D -m "$(stat -c %a "$ROOT/$f")" "$ROOT/$f" "$STAGE/$f"
 	n=$((n + 1))
 done < <(source_files "$ROOT" Kbuild compat include sch_dfs sch_stfq cls_lrufq sch_hishape \
-		      dkms.conf debian README.md guard doc/guard.md)
+		      dkms.conf debian README.md guard deploy doc)
 # dh_installsystemd takes the unit from debian/<package>.service
 cp "$ROOT/guard/dfs-guard.service" "$STAGE/debian/dfs-guard.service"
 for f in Kbuild dkms.conf debian/control debian/rules sch_dfs/Kbuild \
