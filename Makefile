@@ -42,7 +42,7 @@
 #                 install)
 # make deb        the Debian packages into build/deb (make deb-deps: what
 #                 that needs, on a build machine); make check-dkms installs
-#                 them in a guest
+#                 them in a guest and runs doc/operate.md's recipes
 #
 # KERNEL=6.1|6.12|7.2|mainline picks a kernel of the matrix for make,
 # make deps, make check and make install: the modules are built for it
@@ -188,8 +188,9 @@ deb:
 	tools/make-deb.sh
 
 # The packages as an admin installs them, in a guest booting KERNEL (6.1
-# by default): apt install, DKMS builds for the running kernel, modprobe,
-# Debian's own tc, apt purge.  None of our .ko files are loaded there.
+# by default): doc/operate.md's recipes as written, from its install
+# (DKMS builds for the running kernel) to its removal, with Debian's own
+# tc.  None of our .ko files are loaded there.
 check-dkms: deb
 	$(VM_KERNEL) selftests/run_dkms_vm.sh
 

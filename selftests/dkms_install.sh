@@ -7,15 +7,19 @@
 # modprobe and driven by Debian's own /usr/sbin/tc through the packaged
 # plugins, then everything removed again:
 #
-#	install    apt-get, offline: every dependency is already installed
+#	install    doc/operate.md's install recipe, as written: apt-get,
+#	           offline (every dependency is already installed)
 #	dkms       built and installed for $(uname -r), in updates/dkms
 #	modprobe   the four modules, MODULE_VERSION = the package's version
 #	tc         stock tc: dfs qdisc, stfq classes, lrufq filter, hishape
 #	           with a ranges file, man pages
 #	dfs-guard  its configuration checks, the daemon (as its unit starts
 #	           it) runs in dry run and serves the qdisc's metrics
-#	remove     modprobe -r, apt-get purge: modules, DKMS tree,
-#	           plugins and dfs-guard gone, stock tc no longer knows dfs
+#	recipes    doc/operate.md's recipes on a router's eth0 and eth1
+#	           (selftests/operate_recipes.sh)
+#	remove     doc/operate.md's remove recipe (modprobe -r, apt-get
+#	           purge): modules, DKMS tree, plugins and dfs-guard gone,
+#	           stock tc no longer knows dfs
 #
 # It changes the system (dpkg database, /usr/src, /var/lib/dkms,
 # /lib/modules), so it runs only in the test VM, whose root is the host's
@@ -33,6 +37,7 @@
 # sees only the running kernel's config unless DKMS_TEST_ALL_KERNELS=1.
 
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/recipe_lib.sh"
 
 REPO=${REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 DEB_DIR=${DEB_DIR:-$REPO/build/deb}
@@ -44,8 +49,7 @@ KVER=$(uname -r)
 # on PATH; and the plugins from where the package puts them, not from
 # TC_LIB_DIR (vm-guest.sh points it at build/tc/lib).
 TC=/usr/sbin/tc
-unset TC_LIB_DIR
-export DEBIAN_FRONTEND=noninteractive
+recipe_env
 
 require_root
 require_command apt-get dpkg dpkg-deb dkms modprobe modinfo man ip
@@ -141,11 +145,16 @@ if [ "${DKMS_TEST_ANYWHERE:-0}" != 1 ] && [ "${DKMS_TEST_ALL_KERNELS:-0}" != 1 ]
 		{ echo "FAIL: cannot leave only config-$KVER in the guest's /boot"; exit $ksft_fail; }
 	log_info "the guest's /boot has only config-$KVER: DKMS builds for $KVER alone"
 fi
+# The recipes' apt-get asks before it acts, and would take the
+# recommended packages: answered yes, and none taken, as the guest has no
+# network to fetch them (every dependency is installed on the host).
+printf 'APT::Get::Assume-Yes "true";\nAPT::Install-Recommends "false";\n' \
+	> "$LOG/apt.conf"
+export APT_CONFIG=$LOG/apt.conf
 RET=0
 start=$SECONDS
-timeout "${DKMS_INSTALL_TIMEOUT:-2400}" apt-get install -y --no-install-recommends \
-	"$DKMS_DEB" "$TC_DEB" "$GUARD_DEB" 2>&1 | tee "$LOG/apt-install.txt" |
-	sed -u 's/^/    | /'
+RECIPE_TIMEOUT=${DKMS_INSTALL_TIMEOUT:-2400} run_recipe install "$DEB_DIR" |
+	tee "$LOG/apt-install.txt"
 rc=${PIPESTATUS[0]}
 log_info "apt-get install took $((SECONDS - start))s (DKMS build included)"
 if [ "$rc" != 0 ]; then
@@ -303,7 +312,7 @@ log_test "man -w tc-dfs: $page"
 RET=0
 out=$(/usr/sbin/dfs-guard --check 2>&1)
 check_err $? "dfs-guard --check: $out"
-grep -q "ok, dry run" <<<"$out"
+grep -q "ok, .*, dry run$" <<<"$out"
 check_err $? "the packaged configuration is not in dry run: $out"
 [ -f /lib/systemd/system/dfs-guard.service ] &&
 	grep -q '^ExecStart=/usr/sbin/dfs-guard$' /lib/systemd/system/dfs-guard.service
@@ -330,23 +339,23 @@ page=$(man -w dfs-guard 2>/dev/null)
 check_err $? "man -w dfs-guard: '$page'"
 log_test "dfs-guard: configuration checked, dry run, metrics of $DEV's dfs"
 
+# --- doc/operate.md's recipes -------------------------------------------------------
+"$(dirname "$0")"/operate_recipes.sh
+check_err $? "doc/operate.md's recipes failed"
+[ $RET = 0 ] || log_test "doc/operate.md's recipes (operate_recipes.sh)"
+
 # --- removal -----------------------------------------------------------------------
 RET=0
+start=$SECONDS
+run_recipe remove
+rc=$?
 for ((i = ${#MODS[@]} - 1; i >= 0; i--)); do
-	modprobe -r "${MODS[i]}"
-	check_err $? "modprobe -r ${MODS[i]} failed"
 	[ ! -d /sys/module/${MODS[i]} ]
 	check_err $? "${MODS[i]} still loaded"
 done
-log_test "modprobe -r ${MODS[*]}"
-
-RET=0
-start=$SECONDS
-apt-get purge -y sch-dfs-dkms sch-dfs-tc dfs-guard 2>&1 | sed -u 's/^/    | /'
-rc=${PIPESTATUS[0]}
-log_info "apt-get purge took $((SECONDS - start))s, status $rc; dpkg now:" \
+log_info "the remove recipe took $((SECONDS - start))s, status $rc; dpkg now:" \
 	"$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}; ' 'sch-dfs*' 2>&1)"
-check_err $rc "apt-get purge failed"
+check_err $rc "the remove recipe failed"
 ! installed sch-dfs-dkms && ! installed sch-dfs-tc && ! installed dfs-guard
 check_err $? "the packages are still installed"
 [ -z "$(dkms status -m sch-dfs 2>/dev/null)" ]
