@@ -12,6 +12,9 @@
 #                 (tools/upstream.sh); make check-upstream applies it to a
 #                 copy of the 7.2 tree and builds it there patch by
 #                 patch, W=1
+# make check-docs README.md and doc/ as the tree is (length, tables, no
+#                 commit or run history, links, the one table README.md
+#                 restates), man pages against tc, operate.md's recipes
 # make check      checkpatch, unit tests and fuzzers, the build against
 #                 every kernel, the in-tree series' build (check-upstream),
 #                 tdc and the selftests in one boot of the
@@ -90,7 +93,7 @@ TC_LIB_DIR ?= /usr/lib/$(shell gcc -print-multiarch)/tc
 .PHONY: all modules deps tc check check-debug unit fuzz selftests tdc demo rrul \
 	bench bench-hishape bench-mq install clean checkpatch kernels build-kernels check-kernels \
 	kernel-known test-modules deb check-dkms tc-patches check-tc-patches \
-	upstream check-upstream deb-deps
+	upstream check-upstream check-docs deb-deps
 
 all: modules
 
@@ -170,7 +173,7 @@ tdc: modules tc
 	$(VM_KERNEL) tools/vm-run.sh selftests/tc-testing/run_tdc.sh
 
 ifeq ($(KERNEL),)
-check: checkpatch check-tc-patches check-upstream unit fuzz build-kernels
+check: check-docs checkpatch check-tc-patches check-upstream unit fuzz build-kernels
 	$(MAKE) selftests TDC=1
 	$(MAKE) selftests KERNEL=$(CHECK_ALSO) TESTS="$(CHECK_ALSO_TESTS)"
 else
@@ -253,6 +256,9 @@ bench-mq: test-modules tc
 
 checkpatch:
 	tools/checkpatch.sh
+
+check-docs:
+	/usr/bin/python3 tools/check-docs.py
 
 # What the packages install, from source: the modules, the tc plugins
 # and man pages, sch-dfs-apply with its unit and ifupdown hook (deploy/),

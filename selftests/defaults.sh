@@ -11,6 +11,11 @@
 # states none and a parameter tc shows that is no option all fail; what is
 # not compared is listed below, with the reason.  -d: tc shows CPR's
 # parameters with it alone where CPR is off or not adaptive.
+#
+# And every option a man page lists is one tc and the module take: each
+# is added again with every option given at the default its man page
+# states (man_defaults.py --tc-args), and must be the object added with
+# none, option for option (--same-as).
 
 source "$(dirname "$0")/lib.sh"
 
@@ -100,6 +105,29 @@ case_add()
 	CASE_ARGS+=(--case "$1" --dump "$2" --select "$3" --man "$MAN/$4" "${@:5}")
 }
 
+# tc_args NAME: the tc arguments of case NAME of $TC_ARGS, or a failure.
+tc_args()
+{
+	local block
+
+	block=$(awk -v h="== $1" '$0 == h { p = 1; next } /^== / { p = 0 } p' \
+		<<<"$TC_ARGS")
+	if ! grep -q '^args ' <<<"$block"; then
+		echo "no tc arguments from man_defaults.py: $block" >&2
+		return 1
+	fi
+	sed -n 's/^args //p' <<<"$block"
+}
+
+# add_given NAME CMD...: run tc CMD with case NAME's arguments added.
+add_given()
+{
+	local args
+
+	args=$(tc_args "$1") || return 1
+	in_ns $NS tc "${@:2}" $args
+}
+
 run_cases()
 {
 	local out name block skipped
@@ -135,6 +163,9 @@ link add d-small mtu 100 type dummy
 link add d-fifo type dummy
 link add d-stfq type dummy
 link add d-hs type dummy
+link add d-fq-x mtu 1400 type dummy
+link add d-stfq-x type dummy
+link add d-hs-x type dummy
 EOF
 RET=0
 in_ns $NS tc -batch - <<EOF
@@ -151,9 +182,44 @@ check_err $? "adding the qdiscs, classes and filter with their defaults"
 log_test "defaults: add with no options"
 [ "$EXIT_STATUS" = 0 ] || ksft_exit
 
+# The same with every option each man page lists, given at its default.
+TC_ARGS=$(python3 -S "$MAN_DEFAULTS" \
+	--case dfs --man "$MAN/tc-dfs.8" --tc-args \
+		--derived "$DFS_QUANTUM=$(quantum_of 1400)" \
+	--case stfq-qdisc --man "$MAN/tc-stfq.8" --tc-args \
+		"${STFQ_QDISC_SKIP[@]}" \
+	--case stfq-class --man "$MAN/tc-stfq.8" --tc-args \
+		"${STFQ_CLASS_SKIP[@]}" \
+	--case lrufq --man "$MAN/tc-lrufq.8" --tc-args \
+		--given "high=1:2 low=1:1" \
+	--case hishape --man "$MAN/tc-hishape.8" --tc-args \
+		"${HISHAPE_SKIP[@]}" 2>&1)
+[ "$VERBOSE" = 0 ] || sed 's/^/\t/' <<<"$TC_ARGS"
+RET=0
+add_given dfs qdisc add dev d-fq-x root dfs
+check_err $? "adding dfs $(tc_args dfs 2>&1)"
+log_test "dfs: every option of the man page, given at its default, taken"
+RET=0
+add_given stfq-qdisc qdisc add dev d-stfq-x root handle 1: stfq &&
+	add_given stfq-class class add dev d-stfq-x parent 1: classid 1:1 stfq &&
+	add_given stfq-class class add dev d-stfq-x parent 1: classid 1:2 stfq
+check_err $? "adding stfq $(tc_args stfq-qdisc 2>&1), its classes stfq $(
+	tc_args stfq-class 2>&1)"
+log_test "stfq: every option of the man page, given at its default, taken"
+RET=0
+add_given lrufq filter add dev d-stfq-x parent 1: protocol all prio 1 lrufq
+check_err $? "adding lrufq $(tc_args lrufq 2>&1)"
+log_test "lrufq: every option of the man page, given at its default, taken"
+RET=0
+add_given hishape qdisc add dev d-hs-x root hishape
+check_err $? "adding hishape $(tc_args hishape 2>&1)"
+log_test "hishape: every option of the man page, given at its default, taken"
+
 in_ns $NS tc -d -j qdisc show > "$TMP/qdisc.json" &&
 	in_ns $NS tc -d class show dev d-stfq | class_json > "$TMP/class.json" &&
-	in_ns $NS tc -d -j filter show dev d-stfq parent 1: > "$TMP/filter.json" ||
+	in_ns $NS tc -d -j filter show dev d-stfq parent 1: > "$TMP/filter.json" &&
+	in_ns $NS tc -d class show dev d-stfq-x | class_json > "$TMP/class-x.json" &&
+	in_ns $NS tc -d -j filter show dev d-stfq-x parent 1: > "$TMP/filter-x.json" ||
 	exit $ksft_fail
 
 case_add "dfs: man page defaults, sched fq" "$TMP/qdisc.json" \
@@ -180,6 +246,28 @@ case_add "hishape: man page defaults" "$TMP/qdisc.json" \
 case_add "lrufq: man page defaults" "$TMP/filter.json" kind=lrufq \
 	tc-lrufq.8 --types "$LRUFQ_TYPES" --given "high=1:2 low=1:1" \
 	--omitted pin=0 "${LRUFQ_SKIP[@]}"
+# The objects added with every option at its default: the man page's
+# defaults, and the options of the objects added with none.
+case_add "dfs: every option given at its default, as none given" \
+	"$TMP/qdisc.json" dev=d-fq-x,kind=dfs tc-dfs.8 --types "$DFS_TYPES" \
+	"${DFS_EXTRA[@]}" --derived "$DFS_QUANTUM=$(quantum_of 1400)" \
+	--same-as dev=d-fq,kind=dfs
+case_add "stfq: every option given at its default, as none given, qdisc" \
+	"$TMP/qdisc.json" dev=d-stfq-x,kind=stfq tc-stfq.8 \
+	--types "$STFQ_TYPES" "${STFQ_QDISC_SKIP[@]}" \
+	--same-as dev=d-stfq,kind=stfq
+case_add "stfq: every option given at its default, as none given, class" \
+	"$TMP/class-x.json" class=stfq,handle=1:1 tc-stfq.8 \
+	--types "$STFQ_TYPES" "${STFQ_CLASS_SKIP[@]}" \
+	--same-as class=stfq,handle=1:1 --same-as-dump "$TMP/class.json"
+case_add "hishape: every option given at its default, as none given" \
+	"$TMP/qdisc.json" dev=d-hs-x,kind=hishape tc-hishape.8 \
+	--types "$HISHAPE_TYPES" "${HISHAPE_SKIP[@]}" \
+	--same-as dev=d-hs,kind=hishape
+case_add "lrufq: every option given at its default, as none given" \
+	"$TMP/filter-x.json" kind=lrufq tc-lrufq.8 --types "$LRUFQ_TYPES" \
+	--given "high=1:2 low=1:1" --omitted pin=0 "${LRUFQ_SKIP[@]}" \
+	--same-as kind=lrufq --same-as-dump "$TMP/filter.json"
 run_cases
 
 ksft_exit

@@ -305,6 +305,16 @@ for p in tc-stfq tc-lrufq tc-hishape; do
 done
 log_test "man -w tc-dfs: $page"
 
+# The pages the package ships link to each other as in the source tree:
+# none may lead out of what it installs.
+RET=0
+DOCS=/usr/share/doc/sch-dfs-tc
+[ -f $DOCS/doc/operate.md ] && [ -f $DOCS/README.md ]
+check_err $? "$DOCS lacks README.md or doc/operate.md"
+out=$(python3 "$REPO/tools/check-docs.py" --links $DOCS 2>&1)
+check_err $? "$(grep -v '^check-docs:' <<<"$out" | head -n 5)"
+log_test "$DOCS: README.md and doc/, every link resolves"
+
 # --- dfs-guard --------------------------------------------------------------------
 # As its unit starts it (no systemd in the guest): the configuration the
 # package installs is checked, then the daemon runs, in dry run, and

@@ -6,8 +6,11 @@
       --types "OPTION=TYPE ..." [--given "OPTION=VALUE ..."] \\
       [--skip "OPTION=WHY"]... [--extra "KEY=WHY"]... \\
       [--hidden "OPTION ..."] [--omitted "KEY=VALUE ..."] \\
-      [--derived "TEXT=VALUE"]...
+      [--derived "TEXT=VALUE"]... \\
+      [--same-as KEY=VALUE[,KEY=VALUE] [--same-as-dump JSON]]
   man_defaults.py --man PAGE --list
+  man_defaults.py --man PAGE --tc-args [--given ...] [--skip ...] \\
+      [--derived ...]
 
 Each option of the page's PARAMETERS section is a ".SS" heading (its
 first word, or a comma-separated list of options) or the tag of a ".TP"
@@ -38,8 +41,18 @@ option, and why.  --hidden: options tc does not show here (compared if
 it does); --omitted KEY=VALUE: tc does not show KEY when it is VALUE (in
 tc -j's unit).
 
+--same-as: the object it selects, in --same-as-dump or else --dump, has
+the same options as --select's (but a filter's handle): an object added
+with every option given at its default is the one added with none.
+
 Prints a line an option, "ok", "FAIL" or "--" (not compared); exits 1 on
 any failure, 2 on bad arguments.  --list prints the defaults read.
+--tc-args prints "args" and every option of the page at its default as
+tc takes it ("limit 1Mb", "cpr adaptive", "ecn", "cpr_period auto"), in
+the page's order: --given's value instead (an empty one: the bare word),
+--derived's for a default the device decides, an option with no default
+and no argument (a flag) bare, one with --skip not at all; an option
+with no default to give fails.
 Several cases, each from its "--case NAME" on, are checked in one run
 (Python starts slowly in the test VM), each after a line "== NAME".
 """
@@ -67,6 +80,18 @@ DEFAULT_RES = [
 
 class ManError(Exception):
     pass
+
+
+def tc_words(header, option, value):
+    """OPTION at VALUE as tc takes it: OPTION VALUE, or VALUE alone where
+    the heading's alternatives are whole forms and one is VALUE alone
+    ("ecn | noecn", "cpr adaptive | cpr tau FRACTION | nocpr"), not an
+    option's values ("sched fifo | fq")."""
+    alts = [a.split() for a in header.split("|")]
+    forms = alts[0] == [option] or any(a[:1] == [option] for a in alts[1:])
+    if value == option or (forms and [value] in alts):
+        return [value]
+    return [option, value]
 
 
 def unescape(text):
@@ -347,12 +372,44 @@ def check(args):
                       ("--skip", skip), ("--hidden", hidden)):
         for o in sorted(set(lst) - options):
             fail("%s names %s, which %s does not" % (name, o, args.man))
+    if args.tc_args:
+        words = []
+        for e in read_entries(args.man)[0]:
+            for o in (o for o in e.options if o not in skip):
+                kind, value, where = defaults.get(o, ("none", o, None))
+                if o in given:
+                    value = given[o]
+                elif kind == "error":
+                    fail("%s: %s" % (o, value))
+                elif kind == "derived" and \
+                        " ".join(value.split()) not in derived:
+                    fail("%s: default \"%s\" (%s): no --derived value" %
+                         (o, value, where))
+                elif kind == "derived":
+                    value = derived[" ".join(value.split())]
+                elif kind == "none" and e.header != o:
+                    fail("%s: no default to give (%s)" % (o, none[o]))
+                words += tc_words(e.header, o, value) if value else [o]
+        if not fails:
+            print("args " + " ".join(words))
+        return 1 if fails else 0
     try:
         with open(args.dump) as f:
-            shown = select(json.load(f), args.select)
+            dump = json.load(f)
+        shown = select(dump, args.select)
     except (OSError, ValueError, ManError) as e:
         fail("%s: %s" % (args.dump, e))
         return 1
+    other = None
+    if args.same_as:
+        try:
+            if args.same_as_dump:
+                with open(args.same_as_dump) as f:
+                    dump = json.load(f)
+            other = select(dump, args.same_as)
+        except (OSError, ValueError, ManError) as e:
+            fail("%s: %s" % (args.same_as_dump or args.dump, e))
+            return 1
 
     accounted = set()
     for o in sorted(options):
@@ -419,6 +476,16 @@ def check(args):
                  (k, json.dumps(shown[k]), args.man))
     for k in sorted(set(extra) - set(shown)):
         fail("--extra names %s, which tc -j does not show" % k)
+    if other is not None:
+        # A filter's options carry its handle, tc's and no option.
+        differ = sorted(k for k in (set(shown) | set(other)) - {"handle"}
+                        if shown.get(k, "absent") != other.get(k, "absent"))
+        for k in differ:
+            fail("%s: tc -j shows %s, but %s with %s" %
+                 (k, json.dumps(shown.get(k)), json.dumps(other.get(k)),
+                  args.same_as))
+        if not differ:
+            print("ok the same options as %s" % args.same_as)
     return 1 if fails else 0
 
 
@@ -428,8 +495,11 @@ def main():
     ap.add_argument("--case")
     ap.add_argument("--man", required=True)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--tc-args", action="store_true")
     ap.add_argument("--dump")
     ap.add_argument("--select")
+    ap.add_argument("--same-as")
+    ap.add_argument("--same-as-dump")
     for opt in ("types", "given", "skip", "extra", "hidden", "omitted",
                 "derived"):
         ap.add_argument("--" + opt, action="append", default=[])
@@ -440,8 +510,8 @@ def main():
     rc = 0
     for i, j in zip(starts, starts[1:] + [len(argv)]):
         args = ap.parse_args(argv[i:j])
-        if not args.list and not (args.dump and args.select):
-            ap.error("--dump and --select, or --list")
+        if not (args.list or args.tc_args or (args.dump and args.select)):
+            ap.error("--dump and --select, --list or --tc-args")
         if args.case:
             print("== " + args.case)
         rc |= check(args)
