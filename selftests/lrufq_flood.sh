@@ -9,8 +9,8 @@
 # its bursts, so the bound leaves room below the 40% LRU-FQ must reach.
 # With stfq and the lrufq filter the cache finds the two floods and sends
 # them to the high class: with high:low weights 1:1 the TCP flows
-# together get at least 40% of the link with the paper's cache of 6,
-# fewer slots than flows.  With 1:3 they get at least 60%: the split
+# together get at least 40% of the link with the lab's cache of 6
+# (half the paper's 12: fewer slots than flows).  With 1:3 they get at least 60%: the split
 # between the classes is STFQ's, which the cache does not enter.  The
 # same scenario with room for every flow (caches 12, 64 and 1024) is
 # lrufq_window.sh's; LRUFQ_CACHES="6 12" runs others here too.

@@ -3,7 +3,7 @@
 #
 # LRU-FQ under normal load (the paper's Table V): 8 TCP flows and no
 # flood through the 10 Mbit/s bottleneck, with pfifo, then with stfq and
-# the lrufq filter (weights 1:1) at cache 6 (the paper's case, fewer
+# the lrufq filter (weights 1:1) at cache 6 (the lab's case, fewer
 # slots than flows) and 1024 (every flow cached: 12 or 64 would hold the
 # same 8 flows, none evicted, by the same code), then with pfifo again
 # (LRUFQ_CACHES picks other sizes): the scheme costs TCP no more than 5%

@@ -21,7 +21,7 @@ ORDER = ["pfifo", "hishape", "htb-u32", "u32-hash", "flower", "nft"]
 LABEL = {"pfifo": "pfifo (no rule)", "hishape": "hishape",
          "htb-u32": "HTB + u32 per range", "u32-hash": "u32 hash + police",
          "flower": "flower + police", "nft": "nft interval map + limit"}
-# The goal (doc/benchmark.md): hishape at 100,000 ranges at least 0.9 of
+# The goal (doc/hishape.md): hishape at 100,000 ranges at least 0.9 of
 # itself at 10, the cost of O(log n) against O(n) per range.
 GOAL = 0.9
 
