@@ -70,7 +70,7 @@ KERNELS := $(shell tools/kernels.sh names)
 # (doc/kernels.md).
 CHECK_ALSO ?= 6.12
 CHECK_ALSO_TESTS ?= dfs_params.sh dfs_requeue.sh stfq_child_drops.sh defaults.sh \
-		    dfs_mq.sh
+		    dfs_mq.sh mq_concurrency.sh
 
 ifeq ($(KERNEL),)
 # Build against the running kernel's build dir where it exists (a real

@@ -17,7 +17,7 @@ int dfs_cache_init(struct dfs_cache *c, u32 size)
 	memset(c, 0, sizeof(*c));
 	if (!size)
 		return 0;
-	c->slot = kcalloc(size, sizeof(c->slot[0]), GFP_KERNEL);
+	c->slot = kcalloc(size, sizeof(c->slot[0]), GFP_KERNEL_ACCOUNT);
 	if (!c->slot)
 		return -ENOMEM;
 	c->size = size;

@@ -31,6 +31,8 @@
 #define DFS_F_LOSS_PREV	0x100
 /* Its CPR is over tau: every packet is dropped (dfs_cpr.h). */
 #define DFS_F_CPR	0x200
+/* What a flow is flagged for: its packets are dropped before the queue. */
+#define DFS_F_FLAGGED	(DFS_F_MALICIOUS | DFS_F_CPR)
 /*
  * Bits 5-7: the rate intervals (1..7) that the bitrate measured last spans,
  * until p_m has moved by it; 0 when it has.  A window closes at the

@@ -39,7 +39,7 @@
 #include <linux/bitops.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
-#include <linux/rculist.h>
+#include <linux/refcount.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -50,13 +50,9 @@
 #include <linux/pkt_sched_dfs.h>
 
 #include "dfs_decide.h"
+#include "dfs_marks.h"
 #include "dfs_mq.h"
 
-/* Buckets of the table of marked keys, and the most keys it holds: past
- * it a verdict holds on its own queue only, as without dfs_mq.
- */
-#define DFS_MQ_MARK_BUCKETS	256
-#define DFS_MQ_MARKS_MAX	4096
 /* How long a mark holds the other queues after its queue last saw one of
  * the key's packets.
  */
@@ -83,112 +79,108 @@ struct dfs_mq_load {
 	u32		busy_r;
 };
 
-struct dfs_mq_mark {
-	struct hlist_node	node;		/* in mark_hash, marks_lock */
-	struct rcu_head		rcu;
-	struct flowkey		key;
-	unsigned long		seen;		/* jiffies: its queue's last packet */
-	u16			queue;		/* whose verdict */
-};
-
+/*
+ * What the queues of a root share.  Not the root's private data: when a
+ * root is replaced by one with ->attach (mq, mqprio, another dfs_mq),
+ * qdisc_graft() destroys the old root before it puts the old queues, and
+ * a queue may still be reset, dequeued or destroyed after its root is
+ * gone.  So each queue holds a reference, as the root does, and the last
+ * one frees it.
+ */
 struct dfs_mq {
-	struct mq_sched		mq_priv;	/* must be first: mq's helpers */
-	u32			marks;		/* in mark_hash */
-	u64			seed[FLOWKEY_HASH_SEEDS];
-	spinlock_t		marks_lock;	/* writers of mark_hash */
-	struct hlist_head	mark_hash[DFS_MQ_MARK_BUCKETS];
+	refcount_t		refs;
+	spinlock_t		marks_lock;	/* writers of marks */
+	struct dfs_marks	marks;
+	u64			seed[FLOWKEY_HASH_SEEDS];	/* spread's */
 	struct dfs_mq_spread	*spread;	/* DFS_MQ_SPREAD_SLOTS */
 	u32			epoch_jiffies;	/* the queues' rate_interval */
 	u16			queues;		/* of load */
 	struct dfs_mq_load	*load;		/* a queue each, its own to write */
 };
 
-static struct hlist_head *dfs_mq_bucket(struct dfs_mq *mq,
-					const struct flowkey *key)
+/* The root's private data. */
+struct dfs_mq_sched {
+	struct mq_sched		mq_priv;	/* must be first: mq's helpers */
+	struct dfs_mq		*mq;
+};
+
+void dfs_mq_get(struct dfs_mq *mq)
 {
-	return &mq->mark_hash[flowkey_hash(key, mq->seed) %
-			      DFS_MQ_MARK_BUCKETS];
+	refcount_inc(&mq->refs);
 }
 
-/* Under the qdisc lock of @queue: a verdict, for all queues. */
-void dfs_mq_mark(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
+/* After the last queue is destroyed: no reader is left. */
+void dfs_mq_put(struct dfs_mq *mq)
 {
-	struct dfs_mq_mark *m;
+	if (!mq || !refcount_dec_and_test(&mq->refs))
+		return;
+	WARN_ON_ONCE(mq->marks.count);
+	dfs_marks_destroy(&mq->marks);
+	kvfree(mq->spread);
+	kvfree(mq->load);
+	kfree(mq);
+}
 
-	if (READ_ONCE(mq->marks) >= DFS_MQ_MARKS_MAX)
-		return;
-	m = kmalloc(sizeof(*m), GFP_ATOMIC | __GFP_NOWARN);
-	if (!m)
-		return;
-	m->key = *key;
-	m->queue = queue;
-	m->seen = jiffies;
+static struct dfs_mq *dfs_mq_alloc(unsigned int queues)
+{
+	struct dfs_mq *mq = kzalloc(sizeof(*mq), GFP_KERNEL_ACCOUNT);
+
+	if (!mq)
+		return NULL;
+	refcount_set(&mq->refs, 1);
+	spin_lock_init(&mq->marks_lock);
+	dfs_marks_init(&mq->marks);
+	flowkey_hash_init(mq->seed);
+	mq->spread = kvcalloc(DFS_MQ_SPREAD_SLOTS, sizeof(*mq->spread),
+			      GFP_KERNEL_ACCOUNT);
+	mq->load = kvcalloc(queues, sizeof(*mq->load), GFP_KERNEL_ACCOUNT);
+	mq->queues = queues;
+	if (!mq->spread || !mq->load) {
+		dfs_mq_put(mq);
+		return NULL;
+	}
+	return mq;
+}
+
+/* Under the qdisc lock of @queue: a flow's flags changed. */
+void dfs_mq_flags(struct dfs_mq *mq, u16 queue, const struct flowkey *key,
+		  u32 old, u32 new)
+{
 	spin_lock_bh(&mq->marks_lock);
-	hlist_add_head_rcu(&m->node, dfs_mq_bucket(mq, key));
-	WRITE_ONCE(mq->marks, mq->marks + 1);
+	dfs_marks_flags(&mq->marks, queue, key, old, new, jiffies);
 	spin_unlock_bh(&mq->marks_lock);
-}
-
-static void dfs_mq_unlink(struct dfs_mq *mq, struct dfs_mq_mark *m)
-{
-	hlist_del_rcu(&m->node);
-	WRITE_ONCE(mq->marks, mq->marks - 1);
-	kfree_rcu(m, rcu);
 }
 
 void dfs_mq_unmark(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
 {
-	struct dfs_mq_mark *m;
-
 	spin_lock_bh(&mq->marks_lock);
-	hlist_for_each_entry(m, dfs_mq_bucket(mq, key), node) {
-		if (m->queue == queue && flowkey_eq(&m->key, key)) {
-			dfs_mq_unlink(mq, m);
-			break;
-		}
-	}
+	dfs_marks_clear(&mq->marks, queue, key);
 	spin_unlock_bh(&mq->marks_lock);
 }
 
 /* The queue forgets every flow (reset, destroy). */
 void dfs_mq_unmark_queue(struct dfs_mq *mq, u16 queue)
 {
-	struct hlist_node *tmp;
-	struct dfs_mq_mark *m;
-	unsigned int i;
-
 	spin_lock_bh(&mq->marks_lock);
-	for (i = 0; i < DFS_MQ_MARK_BUCKETS && mq->marks; i++)
-		hlist_for_each_entry_safe(m, tmp, &mq->mark_hash[i], node)
-			if (m->queue == queue)
-				dfs_mq_unlink(mq, m);
+	dfs_marks_clear_queue(&mq->marks, queue);
 	spin_unlock_bh(&mq->marks_lock);
 }
 
 /*
  * A packet of @key on @queue (its qdisc lock held, under the RCU of the
  * transmit path): whether another queue's verdict refuses it.  The key's
- * own marks on @queue are kept alive by it.
+ * own mark on @queue is kept alive by it.
  */
 bool dfs_mq_refused(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
 {
-	unsigned long now = jiffies;
-	struct dfs_mq_mark *m;
+	return dfs_marks_refused(&mq->marks, queue, key, jiffies,
+				 DFS_MQ_MARK_HOLD);
+}
 
-	if (!READ_ONCE(mq->marks))
-		return false;
-	hlist_for_each_entry_rcu(m, dfs_mq_bucket(mq, key), node) {
-		if (!flowkey_eq(&m->key, key))
-			continue;
-		if (m->queue == queue) {
-			if (READ_ONCE(m->seen) != now)
-				WRITE_ONCE(m->seen, now);
-		} else if (time_before(now, READ_ONCE(m->seen) +
-					    DFS_MQ_MARK_HOLD)) {
-			return true;
-		}
-	}
-	return false;
+/* Verdicts of the queues not shared: the table was full, or no memory. */
+u64 dfs_mq_unshared(struct dfs_mq *mq)
+{
+	return READ_ONCE(mq->marks.full);
 }
 
 /*
@@ -270,7 +262,7 @@ static void dfs_mq_set_epoch(struct dfs_mq *mq, struct Qdisc *child)
  */
 static struct Qdisc *dfs_mq_queue(struct Qdisc *sch, unsigned int ntx)
 {
-	struct dfs_mq *priv = qdisc_priv(sch);
+	struct dfs_mq_sched *priv = qdisc_priv(sch);
 	struct Qdisc *child;
 
 	if (priv->mq_priv.qdiscs)
@@ -324,7 +316,8 @@ static int dfs_mq_configure(struct Qdisc *sch, struct nlattr *opt,
 		err = child ? dfs_configure(child, opt, extack) : 0;
 	}
 	if (!err)
-		dfs_mq_set_epoch(qdisc_priv(sch), first);
+		dfs_mq_set_epoch(((struct dfs_mq_sched *)qdisc_priv(sch))->mq,
+				 first);
 	if (err) {
 		/* The queues before it took it: back to what they had. */
 		for (done = 0; done + 1 < ntx; done++) {
@@ -349,7 +342,7 @@ static int dfs_mq_change(struct Qdisc *sch, struct nlattr *opt,
 static int dfs_mq_init(struct Qdisc *sch, struct nlattr *opt,
 		       struct netlink_ext_ack *extack)
 {
-	struct dfs_mq *priv = qdisc_priv(sch);
+	struct dfs_mq_sched *priv = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
 	unsigned int ntx;
 	int err;
@@ -369,39 +362,46 @@ static int dfs_mq_init(struct Qdisc *sch, struct nlattr *opt,
 	err = mq_init_common(sch, opt, extack, &dfs_qdisc_ops);
 	if (err)
 		return err;
-	spin_lock_init(&priv->marks_lock);
-	flowkey_hash_init(priv->seed);
-	priv->spread = kvcalloc(DFS_MQ_SPREAD_SLOTS, sizeof(*priv->spread),
-				GFP_KERNEL);
-	if (!priv->spread) {
+	priv->mq = dfs_mq_alloc(dev->num_tx_queues);
+	if (!priv->mq) {
 		NL_SET_ERR_MSG_MOD(extack, "no memory for dfs_mq");
 		return -ENOMEM;
 	}
-	priv->load = kvcalloc(dev->num_tx_queues, sizeof(*priv->load),
-			      GFP_KERNEL);
-	if (!priv->load) {
-		NL_SET_ERR_MSG_MOD(extack, "no memory for dfs_mq");
-		return -ENOMEM;
-	}
-	priv->queues = dev->num_tx_queues;
-	dfs_mq_set_epoch(priv, priv->mq_priv.qdiscs[0]);
+	dfs_mq_set_epoch(priv->mq, priv->mq_priv.qdiscs[0]);
 	for (ntx = 0; ntx < dev->num_tx_queues; ntx++)
-		dfs_join_mq(priv->mq_priv.qdiscs[ntx], priv, ntx,
+		dfs_join_mq(priv->mq_priv.qdiscs[ntx], priv->mq, ntx,
 			    dev->real_num_tx_queues);
 	return opt ? dfs_mq_configure(sch, opt, extack) : 0;
 }
 
-/* The queues are gone by now, and their marks with them (the device's
- * queues are torn down before its root qdisc).
+/*
+ * The queues may outlive the root (see struct dfs_mq): each drops its
+ * marks and its reference when it is destroyed.
  */
 static void dfs_mq_destroy(struct Qdisc *sch)
 {
-	struct dfs_mq *priv = qdisc_priv(sch);
+	struct dfs_mq_sched *priv = qdisc_priv(sch);
 
 	mq_destroy_common(sch);
-	WARN_ON_ONCE(priv->marks);
-	kvfree(priv->spread);
-	kvfree(priv->load);
+	dfs_mq_put(priv->mq);
+}
+
+/*
+ * The device uses @new_real_tx of its tx queues from now on (RTNL held,
+ * before it counts them): the limit is split over those.
+ */
+static void dfs_mq_change_real_num_tx(struct Qdisc *sch,
+				      unsigned int new_real_tx)
+{
+	unsigned int ntx;
+
+	mq_change_real_num_tx(sch, new_real_tx);
+	for (ntx = 0; ntx < qdisc_dev(sch)->num_tx_queues; ntx++) {
+		struct Qdisc *child = dfs_mq_queue(sch, ntx);
+
+		if (child)
+			dfs_split_limit(child, new_real_tx);
+	}
 }
 
 static int dfs_mq_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -497,12 +497,12 @@ static const struct Qdisc_class_ops dfs_mq_class_ops = {
 struct Qdisc_ops dfs_mq_qdisc_ops __read_mostly = {
 	.cl_ops		= &dfs_mq_class_ops,
 	.id		= "dfs_mq",
-	.priv_size	= sizeof(struct dfs_mq),
+	.priv_size	= sizeof(struct dfs_mq_sched),
 	.init		= dfs_mq_init,
 	.destroy	= dfs_mq_destroy,
 	.attach		= mq_attach,
 	.change		= dfs_mq_change,
-	.change_real_num_tx = mq_change_real_num_tx,
+	.change_real_num_tx = dfs_mq_change_real_num_tx,
 	.dump		= dfs_mq_dump,
 	.dump_stats	= dfs_mq_dump_stats,
 	.owner		= THIS_MODULE,

@@ -23,18 +23,31 @@ int dfs_configure(struct Qdisc *sch, struct nlattr *opt,
 void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue,
 		 u16 queues);
 void dfs_qd_stats(struct Qdisc *sch, struct tc_dfs_qd_stats *st);
+/* dfs_qdisc.c: the device now uses @queues tx queues (RTNL held). */
+void dfs_split_limit(struct Qdisc *sch, u16 queues);
 
 /*
- * dfs_mq.c: the keys the queues flag, for all of them.  A queue that
- * flags a key (malicious, or held for its CPR) marks it, and unmarks it
- * when it lets the key go or forgets it; every queue refuses the packets
- * of a key another queue marked, while that queue still sees the key's
- * packets.  Marks and unmarks take the root's lock; a lookup takes none.
+ * dfs_mq.c: what the queues share outlives the root: each queue holds a
+ * reference from dfs_join_mq() and drops it when it is destroyed.
  */
-void dfs_mq_mark(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
+void dfs_mq_get(struct dfs_mq *mq);
+void dfs_mq_put(struct dfs_mq *mq);
+
+/*
+ * dfs_mq.c: the keys the queues flag, for all of them (dfs_marks.h).  A
+ * queue tells of each change of a flow's flags, under its qdisc lock: a
+ * key that became flagged (malicious, or held for its CPR) is marked,
+ * one that no longer is unmarked; a key it forgets is unmarked.  Every
+ * queue refuses the packets of a key another queue marked, while that
+ * queue still sees the key's packets.  Marks and unmarks take the
+ * root's lock; a lookup takes none.
+ */
+void dfs_mq_flags(struct dfs_mq *mq, u16 queue, const struct flowkey *key,
+		  u32 old, u32 new);
 void dfs_mq_unmark(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
 void dfs_mq_unmark_queue(struct dfs_mq *mq, u16 queue);
 bool dfs_mq_refused(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
+u64 dfs_mq_unshared(struct dfs_mq *mq);
 
 /*
  * dfs_mq.c: on how many tx queues @key is active, this one counted: a

@@ -126,8 +126,6 @@ static_assert(DFS_FQ_POOL < U16_MAX);
 #define DFS_QUANTUM_MAX		SZ_1M
 /* A long-lived flow keeps at least this many counted (dfs_cpr.h) */
 #define DFS_CPR_MIN_PACKETS_MAX	((DFS_CPR_PACKETS_MAX + 1) / 2)
-/* What a flow is flagged for: its packets are dropped before the queue. */
-#define DFS_F_FLAGGED		(DFS_F_MALICIOUS | DFS_F_CPR)
 /*
  * The verdict worker runs this long after the first event it finds: the
  * events of a burst go out together, and a qdisc sends at most
@@ -384,12 +382,9 @@ static void dfs_verdict_change(struct dfs_sched_data *q,
 				       DFS_VERDICT_CMD_RELEASE,
 			  flow, old_flags, DFS_VERDICT_CAUSE_JUDGED, now);
 	/* The overflow flow is no key: its sources are not known. */
-	if (q->mq && flow != &q->overflow.flow) {
-		if (flagged)
-			dfs_mq_mark(q->mq, q->mq_queue, &flow->key);
-		else
-			dfs_mq_unmark(q->mq, q->mq_queue, &flow->key);
-	}
+	if (q->mq && flow != &q->overflow.flow)
+		dfs_mq_flags(q->mq, q->mq_queue, &flow->key, old_flags,
+			     flow->flags);
 }
 
 /* A flagged flow is pruned: forgotten, so no longer flagged. */
@@ -1036,7 +1031,7 @@ static void dfs_flows_destroy(struct Qdisc *sch)
 	if (q->flagged)
 		dfs_verdict_queue(q, DFS_VERDICT_CMD_FLUSH, NULL, 0, 0,
 				  ktime_get_ns());
-	if (q->flagged && q->mq)
+	if (q->mq)
 		dfs_mq_unmark_queue(q->mq, q->mq_queue);
 	dfs_fq_purge(&q->fq, &dfs_fq_purge_ops, sch);
 	q->fq_stats.drop_count = 0;
@@ -1654,7 +1649,7 @@ static void dfs_cpr_change(struct dfs_sched_data *q, const struct dfs_config *c)
 /* sched fq's pool of connection queues (dfs_fq_queue()) */
 static void *dfs_fq_pool_new(struct netlink_ext_ack *extack)
 {
-	void *pool = kvzalloc(dfs_fq_pool_size(DFS_FQ_SETS), GFP_KERNEL);
+	void *pool = kvzalloc(dfs_fq_pool_size(DFS_FQ_SETS), GFP_KERNEL_ACCOUNT);
 
 	if (!pool)
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the flow queues");
@@ -1796,12 +1791,25 @@ void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue,
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
+	dfs_mq_get(mq);
 	q->mq = mq;
 	q->mq_queue = queue;
 	q->mq_queues = queues;
 	q->mq_limit = q->params.limit;
 	q->params.limit = dfs_mq_part(q->mq_limit, queues);
 	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
+}
+
+void dfs_split_limit(struct Qdisc *sch, u16 queues)
+{
+	struct dfs_sched_data *q = qdisc_priv(sch);
+
+	sch_tree_lock(sch);
+	q->mq_queues = queues;
+	q->params.limit = dfs_mq_part(q->mq_limit, queues);
+	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
+	dfs_trim_queue(sch);
+	sch_tree_unlock(sch);
 }
 
 /* The qdiscs a verdict dump may ask for; a dump holds the mutex, so the
@@ -2050,10 +2058,11 @@ static void dfs_destroy(struct Qdisc *sch)
 	/* The last events (a FLUSH, if any key was flagged) go now. */
 	cancel_delayed_work_sync(&q->verdict_work);
 	dfs_verdict_drain(q, false);
-	kfree(q->verdicts);
+	kvfree(q->verdicts);
 	dfs_fq_spares_free(q);
 	kvfree(q->fq_pool);
 	dfs_cache_free(&q->cache);
+	dfs_mq_put(q->mq);
 }
 
 static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
@@ -2096,7 +2105,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 
 	dfs_btree_init(&q->btree, DFS_DEFAULT_ORDER);
 	dfs_index_set(&q->index,
-		      kvzalloc(dfs_index_size(DFS_INDEX_MIN), GFP_KERNEL),
+		      kvzalloc(dfs_index_size(DFS_INDEX_MIN), GFP_KERNEL_ACCOUNT),
 		      DFS_INDEX_MIN);
 	if (!q->index.b) {
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the flow index");
@@ -2107,7 +2116,7 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the cache");
 		return err;
 	}
-	q->verdicts = kzalloc(sizeof(*q->verdicts), GFP_KERNEL);
+	q->verdicts = kvzalloc(sizeof(*q->verdicts), GFP_KERNEL_ACCOUNT);
 	if (!q->verdicts) {
 		NL_SET_ERR_MSG_MOD(extack, "no memory for the verdict events");
 		return -ENOMEM;

@@ -89,6 +89,11 @@ static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
 	return kzalloc(n * size, gfp);
 }
 
+static inline void *kmalloc(size_t size, gfp_t gfp)
+{
+	return kzalloc(size, gfp);
+}
+
 static inline void kfree(const void *p)
 {
 	free((void *)p);
@@ -157,5 +162,67 @@ static inline unsigned int hweight64(u64 w)
 {
 	return __builtin_popcountll(w);
 }
+
+/* jiffies and their comparison across a wrap */
+#define time_after(a, b)	((long)((b) - (a)) < 0)
+#define time_before(a, b)	time_after(b, a)
+
+/*
+ * hlist, as <linux/list.h> has it, and its RCU forms, which are the same
+ * here: the tests run one thread, and a grace period is over at once.
+ */
+struct hlist_node {
+	struct hlist_node *next, **pprev;
+};
+
+struct hlist_head {
+	struct hlist_node *first;
+};
+
+struct rcu_head {
+	void *unused;
+};
+
+#define INIT_HLIST_HEAD(h)	((h)->first = NULL)
+
+static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
+{
+	n->next = h->first;
+	if (n->next)
+		n->next->pprev = &n->next;
+	h->first = n;
+	n->pprev = &h->first;
+}
+
+static inline void hlist_del(struct hlist_node *n)
+{
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->pprev = n->pprev;
+	n->next = NULL;
+	n->pprev = NULL;
+}
+
+#define hlist_add_head_rcu	hlist_add_head
+#define hlist_del_rcu		hlist_del
+#define kfree_rcu(p, field)	kfree(p)
+
+#define hlist_entry_safe(ptr, type, member) ({ \
+	__typeof__(ptr) ____ptr = (ptr); \
+	____ptr ? container_of(____ptr, type, member) : NULL; })
+
+#define hlist_for_each_entry(pos, head, member) \
+	for (pos = hlist_entry_safe((head)->first, __typeof__(*(pos)), member); \
+	     pos; \
+	     pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), \
+				    member))
+
+#define hlist_for_each_entry_rcu(pos, head, member) \
+	hlist_for_each_entry(pos, head, member)
+
+#define hlist_for_each_entry_safe(pos, n, head, member) \
+	for (pos = hlist_entry_safe((head)->first, __typeof__(*pos), member); \
+	     pos && ({ n = pos->member.next; 1; }); \
+	     pos = hlist_entry_safe(n, __typeof__(*pos), member))
 
 #endif /* _SCH_DFS_KERNEL_SHIM_H */
