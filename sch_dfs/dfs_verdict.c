@@ -7,7 +7,13 @@
  * Generic netlink and not RTM_NEWTCLASS notifications on the qdisc: a
  * verdict is not a class, the flagged keys outnumber the cache slots tc
  * lists, and a listener of rtnetlink's tc group would get every qdisc
- * change of the host besides.  Unprivileged, as "tc class show" is.
+ * change of the host besides.
+ *
+ * For CAP_NET_ADMIN in the user namespace that owns the netns alone,
+ * dump and group both: a verdict names a flow's addresses and ports and
+ * when it was judged, and what the queue judges is an oracle for an
+ * attack tuned to stay just under its judgement.  conntrack asks the
+ * same of its table.
  */
 #include <linux/kernel.h>
 #include <linux/if_ether.h>
@@ -46,11 +52,15 @@ static const struct genl_small_ops dfs_verdict_ops[] = {
 	{
 		.cmd	= DFS_VERDICT_CMD_GET,
 		.dumpit	= dfs_verdict_dumpit,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 };
 
 static const struct genl_multicast_group dfs_verdict_mcgrps[] = {
-	[DFS_VERDICT_GRP_VERDICTS] = { .name = DFS_VERDICT_MCGRP_VERDICTS },
+	[DFS_VERDICT_GRP_VERDICTS] = {
+		.name	= DFS_VERDICT_MCGRP_VERDICTS,
+		.flags	= GENL_MCAST_CAP_NET_ADMIN,
+	},
 };
 
 static struct genl_family dfs_verdict_family __ro_after_init = {

@@ -18,7 +18,7 @@ FLOOD=${FLOOD:-10}
 CALM=${CALM:-16}
 OUT=${OUT:-$(dirname "$0")/../build/selftests/dfs_verdicts}
 
-require_command iperf3 python3
+require_command iperf3 python3 setpriv unshare
 setup_topology 9 || exit $ksft_fail
 mkdir -p "$OUT"
 
@@ -127,5 +127,36 @@ PY
 check_err $? "the checks did not run"
 check_report "$OUT/verdict"
 log_test "dfs: verdicts flagged, released and dumped over generic netlink"
+
+# Who may read them: CAP_NET_ADMIN in the user namespace that owns the
+# netns.  uid 65534 with no capability gets EPERM for the dump and for
+# the group; root in the router's netns gets both; so does root of a
+# user namespace in a netns of its own, with a dfs it made there.
+RET=0
+# a copy uid 65534 can read wherever the tree is
+VDIR=$(mktemp -d)
+chmod 0755 "$VDIR"
+install -m 0644 "$TOOLS/dfs_verdicts.py" "$VDIR/"
+VERDICTS=(python3 -S "$VDIR/dfs_verdicts.py")
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
+	--bounding-set=-all)
+for what in "dump --dev $R_OUT --handle 10:" "listen --out /dev/null --time 1"; do
+	# shellcheck disable=SC2086
+	out=$(in_ns r "${NOBODY[@]}" "${VERDICTS[@]}" $what 2>&1)
+	check_fail $? "uid 65534: $what succeeded"
+	grep -q 'Operation not permitted' <<<"$out"
+	check_err $? "uid 65534: $what: \"$out\", not EPERM"
+	# shellcheck disable=SC2086
+	out=$(in_ns r "${VERDICTS[@]}" $what 2>&1)
+	check_err $? "root: $what: $out"
+done
+out=$(unshare --user --map-root-user --net sh -ec '
+	ip link add d0 type dummy
+	tc qdisc add dev d0 root handle 1: dfs
+	"$@" dump --dev d0 --handle 1:
+	"$@" listen --out /dev/null --time 1' sh "${VERDICTS[@]}" 2>&1)
+check_err $? "root of a user namespace, in its netns: $out"
+rm -r "$VDIR"
+log_test "dfs: verdicts for CAP_NET_ADMIN in the netns's user namespace alone"
 
 exit $EXIT_STATUS

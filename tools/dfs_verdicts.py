@@ -24,7 +24,9 @@ another, joins the group, then dumps --dev/--handle's qdisc.  Runs until
 SIGTERM or --time seconds; with --ready it creates FILE once it has
 joined the group.
 
-dump prints the qdisc's flagged keys, one JSON object a line.
+dump prints the qdisc's flagged keys, one JSON object a line.  Both
+need CAP_NET_ADMIN in the netns's user namespace, as the kernel's family
+does.
 """
 import argparse
 import json
@@ -135,8 +137,11 @@ class Genl:
                 return struct.unpack("=H", a[CTRL_ATTR_FAMILY_ID])[0], groups
 
     def join(self):
-        self.sock.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
-                             self.groups[GROUP])
+        try:
+            self.sock.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+                                 self.groups[GROUP])
+        except OSError as e:
+            sys.exit("dfs_verdicts: join: %s" % os.strerror(e.errno))
 
     def dump(self, ifindex, handle):
         return self.send(self.family, NLM_F_DUMP, CMD_GET,
