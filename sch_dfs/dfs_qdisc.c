@@ -64,7 +64,8 @@
 #include <linux/workqueue.h>
 #include <linux/stringify.h>
 #include <linux/list.h>
-#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -136,6 +137,10 @@ static_assert(DFS_FQ_POOL < U16_MAX);
  * time, a fraction of a millisecond.
  */
 #define DFS_VERDICT_DUMP_BATCH	1024
+/* Flows a call of a dump reads, once it has a key to send: a walk of a
+ * large tree that finds few flagged keys goes out in many calls.
+ */
+#define DFS_VERDICT_DUMP_CALL	(16 * DFS_VERDICT_DUMP_BATCH)
 
 struct dfs_skb_cb {
 	struct dfs_flow	*flow;
@@ -249,6 +254,7 @@ struct dfs_sched_data {
 	struct dfs_verdicts	*verdicts;
 	struct delayed_work	verdict_work;
 	struct list_head	verdict_list;
+	u32			verdict_readers; /* dumps in it */
 
 	/* The dfs_mq root this is queue mq_queue of: the root alone
 	 * configures it, and the keys it flags are marked there for all
@@ -1812,11 +1818,16 @@ void dfs_split_limit(struct Qdisc *sch, u16 queues)
 	sch_tree_unlock(sch);
 }
 
-/* The qdiscs a verdict dump may ask for; a dump holds the mutex, so the
- * qdisc it reads is not destroyed under it.
+/*
+ * The qdiscs a verdict dump may ask for.  A dump takes the lock to find
+ * its qdisc and count itself a reader of it, and again to let it go;
+ * dfs_destroy() takes the qdisc off the list, then waits for its readers,
+ * each of them in one batch at most (DFS_VERDICT_DUMP_BATCH flows under
+ * the qdisc's lock).  No mutex: a dump holds nothing a qdisc change, and
+ * RTNL with it, would wait on longer than that.
  */
 static LIST_HEAD(dfs_verdict_qdiscs);
-static DEFINE_MUTEX(dfs_verdict_mutex);
+static DEFINE_SPINLOCK(dfs_verdict_lock);
 
 /*
  * Who @q's messages are from.  A queue of dfs_mq has no handle of its own
@@ -1880,7 +1891,7 @@ static void dfs_verdict_work(struct work_struct *work)
 }
 
 /*
- * The @skip-th qdisc of a dump, dfs_verdict_mutex held: a dfs, or one of
+ * The @skip-th qdisc of a dump, dfs_verdict_lock held: a dfs, or one of
  * the queues of a dfs_mq root, by the handle their messages carry.
  */
 static struct dfs_sched_data *dfs_verdict_find(struct net *net, int ifindex,
@@ -1898,6 +1909,28 @@ static struct dfs_sched_data *dfs_verdict_find(struct net *net, int ifindex,
 			return q;
 	}
 	return NULL;
+}
+
+/* The qdisc, counted a reader of, or NULL. */
+static struct dfs_sched_data *dfs_verdict_get(struct net *net, int ifindex,
+					      u32 handle, u32 skip)
+{
+	struct dfs_sched_data *q;
+
+	spin_lock_bh(&dfs_verdict_lock);
+	q = dfs_verdict_find(net, ifindex, handle, skip);
+	if (q)
+		q->verdict_readers++;
+	spin_unlock_bh(&dfs_verdict_lock);
+	return q;
+}
+
+static void dfs_verdict_put(struct dfs_sched_data *q)
+{
+	spin_lock_bh(&dfs_verdict_lock);
+	if (!--q->verdict_readers)
+		wake_up_var(&q->verdict_readers);
+	spin_unlock_bh(&dfs_verdict_lock);
 }
 
 /* Where a verdict dump is, across its calls (the callback's ctx). */
@@ -2001,18 +2034,26 @@ int dfs_qdisc_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			   struct net *net, int ifindex, u32 handle)
 {
 	struct dfs_verdict_cursor *c = (void *)cb->ctx;
+	u32 batches = DFS_VERDICT_DUMP_CALL / DFS_VERDICT_DUMP_BATCH;
 	struct dfs_sched_data *q;
 	int err = 0;
 
-	mutex_lock(&dfs_verdict_mutex);
 	/* A dfs_mq root's queues one after the other: a queue added or
 	 * deleted between two calls may be listed twice or not at all, as
 	 * any dump's objects may; the events after it say what changed.
 	 */
-	while ((q = dfs_verdict_find(net, ifindex, handle, c->done))) {
+	while ((q = dfs_verdict_get(net, ifindex, handle, c->done))) {
 		while (c->phase != DFS_VERDICT_DUMP_DONE && !err) {
 			spinlock_t *root_lock;	/* the root qdisc's, RCU */
 
+			/* A call has read enough: what it holds goes, and
+			 * the next goes on.  One that holds nothing yet
+			 * goes on, a batch at a time, with no lock held
+			 * between batches: the walk ends, or finds a key.
+			 */
+			if (!batches && skb->len)
+				break;
+			batches -= !!batches;
 			/* Found as the prune timer finds it: not by
 			 * sch_tree_lock(), which asserts RTNL on older
 			 * kernels.
@@ -2025,21 +2066,21 @@ int dfs_qdisc_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			rcu_read_unlock();
 			cond_resched();
 		}
-		if (err)
+		dfs_verdict_put(q);
+		if (err || c->phase != DFS_VERDICT_DUMP_DONE)
 			break;
 		c->done++;
 		c->phase = DFS_VERDICT_DUMP_OVERFLOW;
 		c->key_set = 0;
 		c->slot = 0;
 	}
-	mutex_unlock(&dfs_verdict_mutex);
 	if (!q && !c->done && c->phase == DFS_VERDICT_DUMP_OVERFLOW &&
 	    !skb->len) {
 		NL_SET_ERR_MSG(cb->extack, "no dfs qdisc of that handle");
 		return -ENOENT;
 	}
-	/* full, or done: what it holds goes, and the next call goes on
-	 * (or, empty, ends the dump)
+	/* full, or read enough, or done: what it holds goes, and the next
+	 * call goes on (or, empty, ends the dump)
 	 */
 	return skb->len;
 }
@@ -2048,9 +2089,10 @@ static void dfs_destroy(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
-	mutex_lock(&dfs_verdict_mutex);
+	spin_lock_bh(&dfs_verdict_lock);
 	list_del_init(&q->verdict_list);
-	mutex_unlock(&dfs_verdict_mutex);
+	spin_unlock_bh(&dfs_verdict_lock);
+	wait_var_event(&q->verdict_readers, !READ_ONCE(q->verdict_readers));
 	timer_delete_sync(&q->prune_timer);
 	cancel_work_sync(&q->index_work);
 	dfs_flows_destroy(sch);
@@ -2142,9 +2184,9 @@ static int dfs_init(struct Qdisc *sch, struct nlattr *opt,
 	q->wfs_ewma = p->limit;
 	q->last_prune = now;
 	mod_timer(&q->prune_timer, jiffies + HZ);
-	mutex_lock(&dfs_verdict_mutex);
+	spin_lock_bh(&dfs_verdict_lock);
 	list_add(&q->verdict_list, &dfs_verdict_qdiscs);
-	mutex_unlock(&dfs_verdict_mutex);
+	spin_unlock_bh(&dfs_verdict_lock);
 	return 0;
 }
 

@@ -49,6 +49,7 @@
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pktgen_lib.sh"
+TOOLS=$(cd "$(dirname "$0")/../tools" && pwd)
 
 SECS=${DFS_EXHAUST_SECS:-30}
 DELAY=${DFS_EXHAUST_DELAY:-20000}
@@ -250,6 +251,46 @@ check_err $? "a refused change changed the qdisc"
 [ "$KNOWN" -gt 65536 ]
 check_err $? "only $KNOWN flows known"
 log_test "$KNOWN flows known: order and cache changes refused"
+
+# Dumps of its verdicts in a loop, two at once, in the router's netns,
+# while a dfs is added on another device: the add takes RTNL and the list
+# of qdiscs a dump finds its own in, and must wait on neither for long
+# (within 1 s, the tc run counted).  A dump holds no lock across the
+# walk of $KNOWN flows, only the qdisc's own a batch at a time.
+RET=0
+LOOPS=$(mktemp -d)
+in_ns r ip link add d-beside type dummy
+check_err $? "no dummy device"
+pids=()
+for i in 1 2; do
+	in_ns r python3 -S "$TOOLS/dfs_verdicts.py" dump --dev "$R_OUT" \
+		--handle 10: --loop 8 >"$LOOPS/$i" 2>&1 &
+	pids+=($!)
+done
+sleep 2
+worst=0
+for i in 1 2 3 4 5; do
+	t0=$(date +%s%N)
+	in_ns r tc qdisc add dev d-beside root handle 1: dfs
+	check_err $? "tc qdisc add beside the dumps failed"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$ms" -gt "$worst" ] && worst=$ms
+	in_ns r tc qdisc del dev d-beside root
+	sleep 0.5
+done
+wait "${pids[@]}"
+check_err $? "a dump loop failed: $(cat "$LOOPS"/*)"
+dumps=$(cat "$LOOPS"/* | python3 -S -c '
+import json, sys
+print(sum(json.loads(l)["dumps"] for l in sys.stdin if l.startswith("{")))')
+log_info "verdict dumps beside the adds: $dumps in 8 s by two loops; slowest add $worst ms"
+[ "${dumps:-0}" -gt 2 ]
+check_err $? "the dump loops ran ${dumps:-no} dumps"
+[ "$worst" -le 1000 ]
+check_err $? "a tc qdisc add took $worst ms beside the dumps"
+in_ns r ip link del d-beside
+rm -r "$LOOPS"
+log_test "$KNOWN flows known: a dfs added elsewhere in $worst ms beside verdict dumps"
 
 RET=0
 SLAB2=$(slab_objects)

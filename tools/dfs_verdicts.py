@@ -4,7 +4,7 @@
 
   dfs_verdicts.py listen --out FILE [--dev D --handle H] [--resync-on IP]
                          [--ready FILE] [--time SECS]
-  dfs_verdicts.py dump --dev D --handle H
+  dfs_verdicts.py dump --dev D --handle H [--loop SECS]
 
 Generic netlink family "dfs_verdict", group "verdicts"
 (include/uapi/linux/dfs_verdict.h), over a raw socket and the standard
@@ -24,9 +24,10 @@ another, joins the group, then dumps --dev/--handle's qdisc.  Runs until
 SIGTERM or --time seconds; with --ready it creates FILE once it has
 joined the group.
 
-dump prints the qdisc's flagged keys, one JSON object a line.  Both
-need CAP_NET_ADMIN in the netns's user namespace, as the kernel's family
-does.
+dump prints the qdisc's flagged keys, one JSON object a line; with
+--loop, it dumps again and again for SECS and prints how many dumps and
+keys, one JSON object.  Both need CAP_NET_ADMIN in the netns's user
+namespace, as the kernel's family does.
 """
 import argparse
 import json
@@ -242,9 +243,9 @@ def listen(args):
     out.close()
 
 
-def dump(args):
-    nl = Genl()
-    seq = nl.dump(socket.if_nametoindex(args.dev), handle_arg(args.handle))
+def dump_once(nl, ifindex, handle, show):
+    """One dump; the keys it listed."""
+    seq, keys = nl.dump(ifindex, handle), 0
     while True:
         for mtype, mseq, body in messages(nl.sock.recv(1 << 16)):
             if mseq != seq:
@@ -253,8 +254,23 @@ def dump(args):
                 err = struct.unpack_from("=i", body)[0]
                 if err:
                     sys.exit("dfs_verdicts: dump: %s" % os.strerror(-err))
-                return
-            print(json.dumps(decode(body[0], body), sort_keys=True))
+                return keys
+            keys += 1
+            if show:
+                print(json.dumps(decode(body[0], body), sort_keys=True))
+
+
+def dump(args):
+    nl = Genl()
+    ifindex, handle = socket.if_nametoindex(args.dev), handle_arg(args.handle)
+    if not args.loop:
+        dump_once(nl, ifindex, handle, True)
+        return
+    end, dumps, keys = time.monotonic() + args.loop, 0, 0
+    while time.monotonic() < end:
+        keys += dump_once(nl, ifindex, handle, False)
+        dumps += 1
+    print(json.dumps({"dumps": dumps, "keys": keys}))
 
 
 def main():
@@ -270,6 +286,9 @@ def main():
     p = sub.add_parser("dump")
     p.add_argument("--dev", required=True)
     p.add_argument("--handle", required=True)
+    p.add_argument("--loop", type=float, metavar="SECS",
+                   help="dump again and again for SECS, and print only "
+                   "how many dumps and keys")
     args = ap.parse_args()
     if args.cmd == "listen":
         if args.resync_on and not (args.dev and args.handle):
