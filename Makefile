@@ -155,6 +155,7 @@ check-upstream:
 # TEST_KVER: codel_ref_test may compare with the test kernel's CoDel.
 unit:
 	$(MAKE) $(PAR) -C selftests/unit run TEST_KVER=$(TEST_KVER)
+	/usr/bin/python3 tools/xstats.py --check
 	/usr/bin/python3 guard/test_guard.py
 
 # libFuzzer harnesses of the algorithm cores, FUZZ_TIME seconds each

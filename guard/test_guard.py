@@ -422,6 +422,23 @@ class QdiscLabelTest(unittest.TestCase):
         self.assertEqual(qdisc_label(0, 0x10002), "1:2")
 
 
+class XstatsTest(unittest.TestCase):
+    def test_layout_of_any_module(self):
+        """The counters of this tree's module, and of an older one that
+        sends xstats up to fq_overflow (240 bytes): the rest are 0."""
+        from dfs_guard.metrics import xstats_of
+        from dfs_guard.xstats_layout import XSTATS, XSTATS_FIELDS
+        values = list(range(1, len(XSTATS_FIELDS) + 1))
+        raw = XSTATS.pack(*values)
+        x = xstats_of(raw)
+        self.assertEqual(x["flows"], XSTATS_FIELDS.index("flows") + 1)
+        self.assertEqual(x["mq_unshared"], len(XSTATS_FIELDS))
+        old = xstats_of(raw[:240])
+        self.assertEqual(old["fq_overflow"], x["fq_overflow"])
+        self.assertEqual(old["drop_shared"], 0)
+        self.assertIsNone(xstats_of(raw[:200]))
+
+
 class QdiscCheckTest(unittest.TestCase):
     """--check and the start name a configured handle that is no DFS."""
     L = qdiscs.Listed

@@ -2,6 +2,7 @@
 /*
  * sch_dfs: the table of marked keys of a dfs_mq root (dfs_marks.h).
  */
+#include <linux/errno.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
@@ -43,29 +44,27 @@ static void dfs_marks_unlink(struct dfs_marks *t, struct dfs_mark *m)
 }
 
 /* @queue's mark of @key, made or renewed. */
-static void dfs_marks_set(struct dfs_marks *t, u16 queue,
-			  const struct flowkey *key, unsigned long now)
+static int dfs_marks_set(struct dfs_marks *t, u16 queue,
+			 const struct flowkey *key, unsigned long now)
 {
 	struct dfs_mark *m = dfs_marks_find(t, queue, key);
 
 	if (m) {
 		WRITE_ONCE(m->seen, now);
-		return;
+		return 0;
 	}
-	if (t->count >= DFS_MARKS_MAX) {
-		WRITE_ONCE(t->full, t->full + 1);
-		return;
-	}
-	m = kmalloc(sizeof(*m), GFP_ATOMIC | __GFP_NOWARN);
+	if (t->count < DFS_MARKS_MAX)
+		m = kmalloc(sizeof(*m), GFP_ATOMIC | __GFP_NOWARN);
 	if (!m) {
 		WRITE_ONCE(t->full, t->full + 1);
-		return;
+		return -ENOSPC;
 	}
 	m->key = *key;
 	m->queue = queue;
 	m->seen = now;
 	hlist_add_head_rcu(&m->node, dfs_marks_bucket(t, key));
 	WRITE_ONCE(t->count, t->count + 1);
+	return 0;
 }
 
 void dfs_marks_clear(struct dfs_marks *t, u16 queue,
@@ -77,16 +76,17 @@ void dfs_marks_clear(struct dfs_marks *t, u16 queue,
 		dfs_marks_unlink(t, m);
 }
 
-void dfs_marks_flags(struct dfs_marks *t, u16 queue,
-		     const struct flowkey *key, u32 old, u32 new,
-		     unsigned long now)
+int dfs_marks_flags(struct dfs_marks *t, u16 queue,
+		    const struct flowkey *key, u32 old, u32 new,
+		    unsigned long now)
 {
 	bool was = old & DFS_F_FLAGGED, is = new & DFS_F_FLAGGED;
 
 	if (!was && is)
-		dfs_marks_set(t, queue, key, now);
-	else if (was && !is)
+		return dfs_marks_set(t, queue, key, now);
+	if (was && !is)
 		dfs_marks_clear(t, queue, key);
+	return 0;
 }
 
 void dfs_marks_clear_queue(struct dfs_marks *t, u16 queue)

@@ -55,11 +55,12 @@ void dfs_marks_destroy(struct dfs_marks *t);
 /*
  * A flow of @queue went from flags @old to @new (DFS_F_*): marks @key if
  * it became flagged, unmarks it if it no longer is, and does nothing
- * else.  The writers' lock held.
+ * else.  The writers' lock held.  -ENOSPC if a mark was wanted and the
+ * table had no room or no memory for it (counted in full too), else 0.
  */
-void dfs_marks_flags(struct dfs_marks *t, u16 queue,
-		     const struct flowkey *key, u32 old, u32 new,
-		     unsigned long now);
+int dfs_marks_flags(struct dfs_marks *t, u16 queue,
+		    const struct flowkey *key, u32 old, u32 new,
+		    unsigned long now);
 /* The writers' lock held: @queue forgets @key, or every key (reset). */
 void dfs_marks_clear(struct dfs_marks *t, u16 queue,
 		     const struct flowkey *key);

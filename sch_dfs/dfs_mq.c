@@ -143,12 +143,15 @@ static struct dfs_mq *dfs_mq_alloc(unsigned int queues)
 }
 
 /* Under the qdisc lock of @queue: a flow's flags changed. */
-void dfs_mq_flags(struct dfs_mq *mq, u16 queue, const struct flowkey *key,
+bool dfs_mq_flags(struct dfs_mq *mq, u16 queue, const struct flowkey *key,
 		  u32 old, u32 new)
 {
+	int err;
+
 	spin_lock_bh(&mq->marks_lock);
-	dfs_marks_flags(&mq->marks, queue, key, old, new, jiffies);
+	err = dfs_marks_flags(&mq->marks, queue, key, old, new, jiffies);
 	spin_unlock_bh(&mq->marks_lock);
+	return !err;
 }
 
 void dfs_mq_unmark(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
@@ -175,12 +178,6 @@ bool dfs_mq_refused(struct dfs_mq *mq, u16 queue, const struct flowkey *key)
 {
 	return dfs_marks_refused(&mq->marks, queue, key, jiffies,
 				 DFS_MQ_MARK_HOLD);
-}
-
-/* Verdicts of the queues not shared: the table was full, or no memory. */
-u64 dfs_mq_unshared(struct dfs_mq *mq)
-{
-	return READ_ONCE(mq->marks.full);
 }
 
 /*
@@ -456,6 +453,7 @@ static void dfs_mq_add_stats(struct tc_dfs_qd_stats *s,
 	s->index_flows += q->index_flows;
 	s->index_buckets += q->index_buckets;
 	s->drop_shared += q->drop_shared;
+	s->mq_unshared += q->mq_unshared;
 }
 
 static int dfs_mq_dump_stats(struct Qdisc *sch, struct gnet_dump *d)

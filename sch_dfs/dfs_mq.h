@@ -37,17 +37,17 @@ void dfs_mq_put(struct dfs_mq *mq);
  * dfs_mq.c: the keys the queues flag, for all of them (dfs_marks.h).  A
  * queue tells of each change of a flow's flags, under its qdisc lock: a
  * key that became flagged (malicious, or held for its CPR) is marked,
- * one that no longer is unmarked; a key it forgets is unmarked.  Every
+ * one that no longer is unmarked; a key it forgets is unmarked.
+ * dfs_mq_flags() is false when a mark was wanted and found no room.  Every
  * queue refuses the packets of a key another queue marked, while that
  * queue still sees the key's packets.  Marks and unmarks take the
  * root's lock; a lookup takes none.
  */
-void dfs_mq_flags(struct dfs_mq *mq, u16 queue, const struct flowkey *key,
+bool dfs_mq_flags(struct dfs_mq *mq, u16 queue, const struct flowkey *key,
 		  u32 old, u32 new);
 void dfs_mq_unmark(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
 void dfs_mq_unmark_queue(struct dfs_mq *mq, u16 queue);
 bool dfs_mq_refused(struct dfs_mq *mq, u16 queue, const struct flowkey *key);
-u64 dfs_mq_unshared(struct dfs_mq *mq);
 
 /*
  * dfs_mq.c: on how many tx queues @key is active, this one counted: a

@@ -180,6 +180,7 @@ struct dfs_stats {
 	u64	drop_overmemory;
 	u64	drop_cpr;
 	u64	drop_shared;	/* dfs_mq: flagged by another queue */
+	u64	mq_unshared;	/* dfs_mq: flagged here, no room to mark */
 };
 
 struct dfs_sched_data {
@@ -388,9 +389,10 @@ static void dfs_verdict_change(struct dfs_sched_data *q,
 				       DFS_VERDICT_CMD_RELEASE,
 			  flow, old_flags, DFS_VERDICT_CAUSE_JUDGED, now);
 	/* The overflow flow is no key: its sources are not known. */
-	if (q->mq && flow != &q->overflow.flow)
-		dfs_mq_flags(q->mq, q->mq_queue, &flow->key, old_flags,
-			     flow->flags);
+	if (q->mq && flow != &q->overflow.flow &&
+	    !dfs_mq_flags(q->mq, q->mq_queue, &flow->key, old_flags,
+			  flow->flags))
+		q->stats.mq_unshared++;
 }
 
 /* A flagged flow is pruned: forgotten, so no longer flagged. */
@@ -2303,6 +2305,7 @@ void dfs_qd_stats(struct Qdisc *sch, struct tc_dfs_qd_stats *st)
 	st->cpr_surges = q->cpr_clock.surges;
 	st->cpr_period = div_u64(q->cpr_clock.period_ns, NSEC_PER_USEC);
 	st->drop_shared = q->stats.drop_shared;
+	st->mq_unshared = q->stats.mq_unshared;
 	sch_tree_unlock(sch);
 }
 

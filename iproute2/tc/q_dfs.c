@@ -744,6 +744,7 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 	QD_U64(flows_overflow, " flows_overflow %llu");
 	QD_U64(drop_overmemory, " drop_overmemory %llu");
 	QD_U64(drop_shared, " drop_shared %llu");
+	QD_U64(mq_unshared, " mq_unshared %llu");
 	if (DFS_HAS(len, qdisc_stats.drop_nomem)) {
 		print_nl();
 		QD_U64(fq_flows, "  fq_flows %llu");

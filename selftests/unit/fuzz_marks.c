@@ -76,11 +76,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				  f[0];
 			u32 new = f[get(&in, 1) % 4];
 			bool fail = get(&in, 1) == 0xff;
+			int err;
 
 			dfs_user_alloc_fail_every = fail;
-			dfs_marks_flags(&t, q, &key, old, new | DFS_F_LOSS,
-					now);
+			err = dfs_marks_flags(&t, q, &key, old,
+					      new | DFS_F_LOSS, now);
 			dfs_user_alloc_fail_every = 0;
+			/* told exactly when a mark was wanted and not made */
+			FUZZ_ASSERT(err == (!old && new && fail ? -ENOSPC : 0));
 			if (!old && new) {
 				ref[q][k].flagged = true;
 				ref[q][k].marked = !fail;

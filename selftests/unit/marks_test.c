@@ -135,16 +135,18 @@ static void test_wrap(void)
 /* Past DFS_MARKS_MAX a verdict is not shared, and that is counted. */
 static void test_full_table_counts(void)
 {
-	u32 i;
+	u32 i, refused = 0;
 
 	dfs_marks_init(&t);
 	for (i = 0; i < DFS_MARKS_MAX + 10; i++) {
 		struct flowkey k = key_of(100 + i);
 
-		dfs_marks_flags(&t, i % 4, &k, 0, DFS_F_MALICIOUS, 1);
+		refused += dfs_marks_flags(&t, i % 4, &k, 0, DFS_F_MALICIOUS,
+					   1) == -ENOSPC;
 	}
 	CHECK(t.count == DFS_MARKS_MAX, "count %u", t.count);
 	CHECK(t.full == 10, "full %llu", (unsigned long long)t.full);
+	CHECK(refused == 10, "%u told the queue", refused);
 	for (i = 0; i < 4; i++)
 		dfs_marks_clear_queue(&t, i);
 	CHECK(t.count == 0, "count %u after every queue cleared", t.count);
@@ -158,7 +160,8 @@ static void test_no_memory(void)
 
 	dfs_marks_init(&t);
 	dfs_user_alloc_fail_every = 1;
-	dfs_marks_flags(&t, 0, &k, 0, DFS_F_MALICIOUS, 1);
+	CHECK(dfs_marks_flags(&t, 0, &k, 0, DFS_F_MALICIOUS, 1) == -ENOSPC,
+	      "the queue is told");
 	dfs_user_alloc_fail_every = 0;
 	CHECK(t.count == 0 && t.full == 1, "count %u full %llu", t.count,
 	      (unsigned long long)t.full);

@@ -132,6 +132,9 @@ struct tc_dfs_qd_stats {
 	__u64	drop_shared;	/* dfs_mq: packets of a key another tx
 				 * queue flagged
 				 */
+	__u64	mq_unshared;	/* dfs_mq: keys this queue flagged that the
+				 * root's table had no room for
+				 */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */
