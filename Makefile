@@ -6,7 +6,8 @@
 # make kernels    the kernel matrix: 6.1, 6.12, 7.x (tools/kernels.sh)
 # make build-kernels
 #                 the modules against every kernel of the matrix, W=1,
-#                 failing on any warning
+#                 failing on any warning, then no file of a module that
+#                 calls one that calls it back (tools/check-layers.py)
 # make tc         patched iproute2 tc and the q_*.so plugins in build/tc
 # make upstream   the in-tree patch series for netdev, in build/upstream
 #                 (tools/upstream.sh); make check-upstream applies it to a
@@ -132,6 +133,8 @@ build-kernels:
 		JOBS=$(JOBS) tools/build-modules.sh $$(tools/kernels.sh kdir $$k) \
 			build/modules/$$(tools/kernels.sh kver $$k) || exit 1; \
 	done
+	/usr/bin/python3 tools/check-layers.py \
+		$(addprefix build/modules/$$(tools/kernels.sh kver mainline)/,sch_dfs sch_stfq cls_lrufq sch_hishape)
 
 tc:
 	tools/build-tc.sh

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The keys the tx queues of a dfs_mq root flag, for all of them
- * (dfs_mq.c): a queue that flags a key marks it, every other queue
+ * (dfs_mq_shared.c): a queue that flags a key marks it, every other queue
  * refuses the key's packets while the mark holds, and the mark holds
- * while its own queue still sees the key (DFS_MARK_HOLD after its last
+ * while its own queue still sees the key (DFS_MQ_MARK_HOLD after its last
  * packet there).
  *
  * A mark is one per (queue, key): set on the edge from not flagged to

@@ -18,8 +18,11 @@
 #include <linux/kernel.h>
 #include <linux/if_ether.h>
 #include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
+#include <net/sch_generic.h>
 #include <net/sock.h>
 #include <linux/pkt_sched_dfs.h>
 #include <linux/dfs_verdict.h>
@@ -35,6 +38,125 @@ static const struct nla_policy dfs_verdict_policy[DFS_VERDICT_A_MAX + 1] = {
 	[DFS_VERDICT_A_HANDLE]	= { .type = NLA_U32 },
 };
 
+/*
+ * The qdiscs a dump may name.  A dump takes the lock to find its source
+ * and count itself a reader of it, and again to let it go;
+ * dfs_verdict_source_del() takes a source off the list, then waits for
+ * its readers, each in one batch at most.  No mutex: a dump holds
+ * nothing a qdisc change, and RTNL with it, would wait on longer than a
+ * batch.
+ */
+static LIST_HEAD(dfs_verdict_sources);
+static DEFINE_SPINLOCK(dfs_verdict_lock);
+
+void dfs_verdict_from_of(const struct dfs_verdict_source *src,
+			 struct dfs_verdict_from *from)
+{
+	from->ifindex = qdisc_dev(src->sch)->ifindex;
+	from->handle = src->queue >= 0 ? TC_H_MAJ(src->sch->parent) :
+					 src->sch->handle;
+	from->queue = src->queue;
+}
+
+void dfs_verdict_source_add(struct dfs_verdict_source *src)
+{
+	spin_lock_bh(&dfs_verdict_lock);
+	list_add(&src->list, &dfs_verdict_sources);
+	spin_unlock_bh(&dfs_verdict_lock);
+}
+
+void dfs_verdict_source_del(struct dfs_verdict_source *src)
+{
+	spin_lock_bh(&dfs_verdict_lock);
+	list_del_init(&src->list);
+	spin_unlock_bh(&dfs_verdict_lock);
+	wait_var_event(&src->readers, !READ_ONCE(src->readers));
+}
+
+/*
+ * The @skip-th source of a dump, counted a reader of, or NULL: a dfs, or
+ * one of the queues of a dfs_mq root, by the handle their messages carry.
+ */
+static struct dfs_verdict_source *dfs_verdict_get(struct net *net,
+						  int ifindex, u32 handle,
+						  u32 skip)
+{
+	struct dfs_verdict_source *src, *found = NULL;
+	struct dfs_verdict_from from;
+
+	spin_lock_bh(&dfs_verdict_lock);
+	list_for_each_entry(src, &dfs_verdict_sources, list) {
+		struct net_device *dev = qdisc_dev(src->sch);
+
+		dfs_verdict_from_of(src, &from);
+		if (dev->ifindex == ifindex && from.handle == handle &&
+		    net_eq(dev_net(dev), net) && !skip--) {
+			found = src;
+			found->readers++;
+			break;
+		}
+	}
+	spin_unlock_bh(&dfs_verdict_lock);
+	return found;
+}
+
+static void dfs_verdict_put(struct dfs_verdict_source *src)
+{
+	spin_lock_bh(&dfs_verdict_lock);
+	if (!--src->readers)
+		wake_up_var(&src->readers);
+	spin_unlock_bh(&dfs_verdict_lock);
+}
+
+static_assert(sizeof(struct dfs_verdict_cursor) <=
+	      sizeof_field(struct netlink_callback, ctx));
+
+/*
+ * One call of a dump of the keys a qdisc flags: of each of its sources
+ * (the queues of a dfs_mq root one after the other) a batch at a time,
+ * no lock held between batches.  A source added or deleted between two
+ * calls may be listed twice or not at all, as any dump's objects may;
+ * the events after it say what changed.
+ */
+static int dfs_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct net *net, int ifindex, u32 handle)
+{
+	struct dfs_verdict_cursor *c = (void *)cb->ctx;
+	u32 batches = DFS_VERDICT_DUMP_CALL / DFS_VERDICT_DUMP_BATCH;
+	struct dfs_verdict_source *src;
+	int err = 0;
+
+	while ((src = dfs_verdict_get(net, ifindex, handle, c->done))) {
+		while (c->phase != DFS_VERDICT_DUMP_DONE && !err) {
+			/* A call has read enough: what it holds goes, and
+			 * the next goes on.  One that holds nothing yet
+			 * goes on: the walk ends, or finds a key.
+			 */
+			if (!batches && skb->len)
+				break;
+			batches -= !!batches;
+			err = src->ops->dump_batch(src, skb, cb, c);
+			cond_resched();
+		}
+		dfs_verdict_put(src);
+		if (err || c->phase != DFS_VERDICT_DUMP_DONE)
+			break;
+		c->done++;
+		c->phase = DFS_VERDICT_DUMP_OVERFLOW;
+		c->key_set = 0;
+		c->slot = 0;
+	}
+	if (!src && !c->done && c->phase == DFS_VERDICT_DUMP_OVERFLOW &&
+	    !skb->len) {
+		NL_SET_ERR_MSG(cb->extack, "no dfs qdisc of that handle");
+		return -ENOENT;
+	}
+	/* full, or read enough, or done: what it holds goes, and the next
+	 * call goes on (or, empty, ends the dump)
+	 */
+	return skb->len;
+}
+
 static int dfs_verdict_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr **tb = genl_info_dump(cb)->attrs;
@@ -43,9 +165,9 @@ static int dfs_verdict_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		NL_SET_ERR_MSG(cb->extack, "ifindex and handle are required");
 		return -EINVAL;
 	}
-	return dfs_qdisc_verdict_dump(skb, cb, sock_net(skb->sk),
-				      nla_get_u32(tb[DFS_VERDICT_A_IFINDEX]),
-				      nla_get_u32(tb[DFS_VERDICT_A_HANDLE]));
+	return dfs_verdict_dump(skb, cb, sock_net(skb->sk),
+				nla_get_u32(tb[DFS_VERDICT_A_IFINDEX]),
+				nla_get_u32(tb[DFS_VERDICT_A_HANDLE]));
 }
 
 static const struct genl_small_ops dfs_verdict_ops[] = {

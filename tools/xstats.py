@@ -11,7 +11,7 @@ of it (guard/dfs_guard/xstats_layout.py) is made from it by --layout;
 --check (make unit) fails if that file is not what --layout prints, or
 if a counter (every member but the padding) is missing from one of:
 
-  - the dump:         sch_dfs/dfs_qdisc.c sets it ("st->NAME =");
+  - the dump:         sch_dfs/dfs_netlink.c sets it ("st->NAME =");
   - dfs_mq's sum:     sch_dfs/dfs_mq.c adds its queues' ("s->NAME");
   - tc:               iproute2/tc/q_dfs.c prints it by that name;
   - the man page:     iproute2/man/man8/tc-dfs.8 says what it is;
@@ -113,7 +113,7 @@ def check():
         fails.append("%s is not what --layout makes of %s: run "
                      "tools/xstats.py --layout >%s" % (LAYOUT, HEADER, LAYOUT))
     users = [
-        ("sch_dfs/dfs_qdisc.c", r"\bst->%s = ", "does not set"),
+        ("sch_dfs/dfs_netlink.c", r"\bst->%s = ", "does not set"),
         ("sch_dfs/dfs_mq.c", r"\bs->%s\b", "does not add up"),
         ("iproute2/tc/q_dfs.c", r"\(%s,|\"%s\"", "does not print"),
         ("iproute2/man/man8/tc-dfs.8", r"^\.B[R]? .*\b%s\b", "does not say"),
