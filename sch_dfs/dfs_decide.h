@@ -211,12 +211,10 @@ static inline void dfs_meter_idle(struct dfs_meter *m, u64 now)
  * rate towards max-min's and none takes it past (repeated on its own
  * result the step would: once every flow gets what it sends, any rate
  * over the largest solves it, and the meter would stay at the link's
- * whole rate after an idle spell).  Scenario 2 of the lab, once its
- * attackers are cut: 5 UDP flows at 0.625 Mbit/s of 10 and 5 TCP flows
- * taking the rest, 1.375 Mbit/s on average and more for the shortest RTT
- * in one FIFO.  Counted whole, the UDP flows made the fair rate link / 10,
- * and that TCP flow was over the 1.5 margin now and then
- * (lab_classify.sh); with two steps it stays under.
+ * whole rate after an idle spell).  Counted whole, flows at a steady
+ * rate under their share lower the fair rate of those that take the rest
+ * until the fastest of these looks unfair (the lab's scenario 2,
+ * lab_classify.sh, doc/dfs.md); with two steps it does not.
  *
  * In one queue (sched fifo), a flow that loses packets wants more than it
  * gets and counts whole, however little it sends: TCP squeezed by a flood
@@ -413,16 +411,15 @@ static inline u64 dfs_fair_rate(const struct dfs_params *p,
  * active flows and by the flows DFS drops, as if they were let in again.
  * Judged by the active flows' fair rate alone, attackers cut together
  * leave n, the fair rate rises by their share, and each is let go as soon
- * as it sends under 1.5 times that: 5 attackers at twice the fair rate
- * beside 10 other flows are at 1.33 times the fair rate of the 10, were
- * let in again, made n 15, and were marked again, in turn every few
- * seconds (the lab's scenario 2).  Let in, they would be at twice it.
- * A lone flood is judged by the fair rate it was marked at, n + 1.  Here
- * every flow is weighed by the rates with the dropped flows in (step_r,
- * active_r): weighed by the active flows' own, scenario 2's good UDP at
- * 0.625 Mbit/s would count half a flow where, the attackers let in, they
- * count 0.92, and the attackers would be judged at 1.6 times their fair
- * rate instead of 1.8.
+ * as it sends under 1.5 times that: attackers at twice their fair rate
+ * come under 1.5 times the others' once cut, are let in again, and are
+ * marked again, in turn (the lab's scenario 2, doc/dfs.md).  Let in,
+ * they would be at twice it.  A lone flood is judged by the fair rate it
+ * was marked at, n + 1.  Here every flow is weighed by the rates with
+ * the dropped flows in (step_r, active_r): weighed by the active flows'
+ * own, a flow under its share would count for less than it does with the
+ * attackers let in, and the attackers be judged nearer their fair rate
+ * than they are.
  */
 static inline u64 dfs_fair_rate_readmitted(const struct dfs_params *p,
 					   const struct dfs_meter *m)

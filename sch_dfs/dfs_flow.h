@@ -44,11 +44,10 @@
 #define DFS_F_WINDOWS_MAX	(DFS_F_WINDOWS >> DFS_F_WINDOWS_SHIFT)
 
 /*
- * 80 bytes (51 to a 4 KiB slab page): with about 15 bytes of B-tree node
- * per flow (a tag and a pointer, 12 bytes, in nodes about 0.8 full), a
- * flow costs less than 96 bytes of kernel memory (the benchmark,
- * tools/bench, measures it).  So p_m and the flags share a
- * word, and what needs neither nanoseconds nor 64 bits is 32-bit:
+ * 80 bytes, with a tag and a pointer of B-tree node a flow beside it: what
+ * a flow costs in all is make bench's to measure (doc/benchmark.md).  So
+ * p_m and the flags share a word, and what needs neither nanoseconds nor
+ * 64 bits is 32-bit:
  *
  *  - p_time in units of 2^10 ns (about 1 us): it is only compared with
  *    freeze_time (10 s at most), and wraps after 73 minutes; a flow whose
