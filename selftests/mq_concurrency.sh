@@ -28,13 +28,13 @@
 # queued (qdisc_purge_queue(), neither sent nor dropped), at most a packet
 # or two on a device that sends at once, so here the qdiscs may count a
 # little less than was offered, never more.
-# Phase 3, the same traffic through a dfs_mq root (bandwidth 10mbit, so
-# that the random sources' bursts are judged and keys are marked for
-# every queue) that is replaced by mq, by dfs_mq with another handle, by
-# mqprio where the kernel has it, by dfs_mq again, then deleted.  A root
-# with ->attach is destroyed before the old queues are put: each old
-# queue must still find what the queues share (their marks) when it is
-# reset and destroyed after its root.  Under KASAN (make check-debug) a
+# Phase 3, the same traffic through a dfs_mq root that is replaced by
+# mq, by dfs_mq with another handle, by mqprio where the kernel has it,
+# by dfs_mq again, then deleted.  A root with ->attach is destroyed
+# before the old queues are put: each old queue must still find what the
+# queues share (the table of marks, which it clears of its own) when it
+# is reset and destroyed after its root.  (A dummy builds no queue, so
+# DFS marks no key here: the marks themselves are marks_test's.)  Under KASAN (make check-debug) a
 # use after free shows here.  The kernel log is checked by the VM runner,
 # which unloads the modules after the tests: a reference or a mark left
 # behind fails that.
@@ -236,9 +236,9 @@ import json, sys
 q = json.load(sys.stdin)[0]
 print(q.get("xstats", {}).get("malicious", 0) if q["kind"] == "dfs_mq" else 0)'
 }
-in_ns $NS tc qdisc replace dev mq0 root handle 1: dfs_mq limit 200kb \
-	bandwidth 10mbit
-check_err $? "dfs_mq in place of mq"
+out=$(in_ns $NS tc qdisc replace dev mq0 root handle 7: dfs_mq limit 200kb \
+	bandwidth 10mbit 2>&1)
+check_err $? "dfs_mq in place of mq: $out"
 pg_start $NS
 steps=("mq:handle 2: mq" "dfs_mq:handle 3: dfs_mq bandwidth 10mbit"
        "mqprio:handle 4: mqprio num_tc 2 map 0 1 queues 1@0 1@1 hw 0"
