@@ -513,7 +513,7 @@ void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue,
 	q->mq = mq;
 	q->mq_queue = queue;
 	/* named by the root's handle and the queue (dfs_verdict_from_of()) */
-	q->verdict_src.queue = queue;
+	dfs_verdict_source_queue(&q->verdict_src, queue);
 	q->mq_queues = queues;
 	q->mq_limit = q->params.limit;
 	q->params.limit = dfs_mq_part(q->mq_limit, queues);
@@ -526,7 +526,7 @@ void dfs_split_limit(struct Qdisc *sch, u16 queues)
 
 	sch_tree_lock(sch);
 	q->mq_queues = queues;
-	q->params.limit = dfs_mq_part(q->mq_limit, queues);
+	WRITE_ONCE(q->params.limit, dfs_mq_part(q->mq_limit, queues));
 	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
 	dfs_trim_queue(sch);
 	sch_tree_unlock(sch);

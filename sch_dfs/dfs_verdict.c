@@ -40,11 +40,11 @@ static const struct nla_policy dfs_verdict_policy[DFS_VERDICT_A_MAX + 1] = {
 
 /*
  * The qdiscs a dump may name.  A dump takes the lock to find its source
- * and count itself a reader of it, and again to let it go;
- * dfs_verdict_source_del() takes a source off the list, then waits for
- * its readers, each in one batch at most.  No mutex: a dump holds
- * nothing a qdisc change, and RTNL with it, would wait on longer than a
- * batch.
+ * and count itself a reader of it, and again to let it go, around each
+ * batch; dfs_verdict_source_del() takes a source off the list, then
+ * waits for its readers, each in one batch at most.  No mutex: a dump
+ * holds nothing a qdisc change, and RTNL with it, would wait on longer
+ * than a batch.  Process context only (dumps, init, destroy).
  */
 static LIST_HEAD(dfs_verdict_sources);
 static DEFINE_SPINLOCK(dfs_verdict_lock);
@@ -60,16 +60,24 @@ void dfs_verdict_from_of(const struct dfs_verdict_source *src,
 
 void dfs_verdict_source_add(struct dfs_verdict_source *src)
 {
-	spin_lock_bh(&dfs_verdict_lock);
+	spin_lock(&dfs_verdict_lock);
 	list_add(&src->list, &dfs_verdict_sources);
-	spin_unlock_bh(&dfs_verdict_lock);
+	spin_unlock(&dfs_verdict_lock);
+}
+
+/* Under dfs_mq, the queue a source is (-1 for none), once it joins. */
+void dfs_verdict_source_queue(struct dfs_verdict_source *src, int queue)
+{
+	spin_lock(&dfs_verdict_lock);
+	src->queue = queue;
+	spin_unlock(&dfs_verdict_lock);
 }
 
 void dfs_verdict_source_del(struct dfs_verdict_source *src)
 {
-	spin_lock_bh(&dfs_verdict_lock);
+	spin_lock(&dfs_verdict_lock);
 	list_del_init(&src->list);
-	spin_unlock_bh(&dfs_verdict_lock);
+	spin_unlock(&dfs_verdict_lock);
 	wait_var_event(&src->readers, !READ_ONCE(src->readers));
 }
 
@@ -84,7 +92,7 @@ static struct dfs_verdict_source *dfs_verdict_get(struct net *net,
 	struct dfs_verdict_source *src, *found = NULL;
 	struct dfs_verdict_from from;
 
-	spin_lock_bh(&dfs_verdict_lock);
+	spin_lock(&dfs_verdict_lock);
 	list_for_each_entry(src, &dfs_verdict_sources, list) {
 		struct net_device *dev = qdisc_dev(src->sch);
 
@@ -96,16 +104,24 @@ static struct dfs_verdict_source *dfs_verdict_get(struct net *net,
 			break;
 		}
 	}
-	spin_unlock_bh(&dfs_verdict_lock);
+	spin_unlock(&dfs_verdict_lock);
 	return found;
 }
 
 static void dfs_verdict_put(struct dfs_verdict_source *src)
 {
-	spin_lock_bh(&dfs_verdict_lock);
-	if (!--src->readers)
+	bool last;
+
+	spin_lock(&dfs_verdict_lock);
+	last = !--src->readers;
+	spin_unlock(&dfs_verdict_lock);
+	if (last) {
+		/* the store of readers before wake_up_var()'s lockless look
+		 * at the waiters, as wait_var_event()'s check pairs with it
+		 */
+		smp_mb();
 		wake_up_var(&src->readers);
-	spin_unlock_bh(&dfs_verdict_lock);
+	}
 }
 
 static_assert(sizeof(struct dfs_verdict_cursor) <=
@@ -124,29 +140,37 @@ static int dfs_verdict_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	struct dfs_verdict_cursor *c = (void *)cb->ctx;
 	u32 batches = DFS_VERDICT_DUMP_CALL / DFS_VERDICT_DUMP_BATCH;
 	struct dfs_verdict_source *src;
+	bool found = false;
 	int err = 0;
 
+	/* A source is held for one batch at a time, so its deletion waits
+	 * for one batch at most, however long the walk.
+	 */
 	while ((src = dfs_verdict_get(net, ifindex, handle, c->done))) {
-		while (c->phase != DFS_VERDICT_DUMP_DONE && !err) {
-			/* A call has read enough: what it holds goes, and
-			 * the next goes on.  One that holds nothing yet
-			 * goes on: the walk ends, or finds a key.
-			 */
-			if (!batches && skb->len)
-				break;
-			batches -= !!batches;
-			err = src->ops->dump_batch(src, skb, cb, c);
-			cond_resched();
-		}
-		dfs_verdict_put(src);
-		if (err || c->phase != DFS_VERDICT_DUMP_DONE)
+		found = true;
+		/* A call has read enough: what it holds goes, and the next
+		 * goes on.  One that holds nothing yet goes on: the walk
+		 * ends, or finds a key.
+		 */
+		if (!batches && skb->len) {
+			dfs_verdict_put(src);
 			break;
-		c->done++;
-		c->phase = DFS_VERDICT_DUMP_OVERFLOW;
-		c->key_set = 0;
-		c->slot = 0;
+		}
+		batches -= !!batches;
+		if (c->phase != DFS_VERDICT_DUMP_DONE)
+			err = src->ops->dump_batch(src, skb, cb, c);
+		dfs_verdict_put(src);
+		if (err)
+			break;
+		if (c->phase == DFS_VERDICT_DUMP_DONE) {
+			c->done++;
+			c->phase = DFS_VERDICT_DUMP_OVERFLOW;
+			c->key_set = 0;
+			c->slot = 0;
+		}
+		cond_resched();
 	}
-	if (!src && !c->done && c->phase == DFS_VERDICT_DUMP_OVERFLOW &&
+	if (!found && !c->done && c->phase == DFS_VERDICT_DUMP_OVERFLOW &&
 	    !skb->len) {
 		NL_SET_ERR_MSG(cb->extack, "no dfs qdisc of that handle");
 		return -ENOENT;

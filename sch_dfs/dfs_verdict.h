@@ -50,7 +50,7 @@ struct dfs_verdict_from {
  */
 struct dfs_verdict_source {
 	struct list_head			list;	 /* dfs_verdict_lock */
-	u32					readers; /* dumps in it */
+	u32					readers; /* dumps in it, ditto */
 	struct Qdisc				*sch;
 	int					queue;
 	const struct dfs_verdict_source_ops	*ops;
@@ -96,6 +96,7 @@ struct dfs_verdict_source_ops {
  */
 void dfs_verdict_source_add(struct dfs_verdict_source *src);
 void dfs_verdict_source_del(struct dfs_verdict_source *src);
+void dfs_verdict_source_queue(struct dfs_verdict_source *src, int queue);
 void dfs_verdict_from_of(const struct dfs_verdict_source *src,
 			 struct dfs_verdict_from *from);
 
