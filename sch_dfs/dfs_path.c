@@ -10,6 +10,7 @@
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/refcount.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/inet_ecn.h>
@@ -686,6 +687,13 @@ void dfs_reset(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
+	/* The core resets a qdisc it destroys, before ->destroy and
+	 * without its lock (__qdisc_destroy()), while the prune timer, the
+	 * index worker and a verdict dump may still be at the flows: those
+	 * stop in dfs_destroy(), which then frees what reset would.
+	 */
+	if (!refcount_read(&sch->refcnt))
+		return;
 	dfs_flows_destroy(sch);		/* and sched fq's queues */
 	qdisc_reset_queue(sch);
 	sch->qstats.backlog = 0;	/* qdisc_reset_queue leaves it */

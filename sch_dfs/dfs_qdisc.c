@@ -67,10 +67,12 @@ static void dfs_destroy(struct Qdisc *sch)
 {
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
+	/* Nothing else reads the flows from here on (dfs_reset()). */
 	dfs_verdict_source_del(&q->verdict_src);
 	timer_delete_sync(&q->prune_timer);
 	cancel_work_sync(&q->index_work);
 	dfs_flows_destroy(sch);
+	qdisc_reset_queue(sch);
 	kvfree(q->index.b);
 	/* The last events (a FLUSH, if any key was flagged) go now. */
 	cancel_delayed_work_sync(&q->verdict_work);
