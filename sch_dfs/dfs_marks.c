@@ -13,7 +13,6 @@ void dfs_marks_init(struct dfs_marks *t)
 	unsigned int i;
 
 	t->count = 0;
-	t->full = 0;
 	flowkey_hash_init(t->seed);
 	for (i = 0; i < DFS_MARKS_BUCKETS; i++)
 		INIT_HLIST_HEAD(&t->hash[i]);
@@ -55,10 +54,8 @@ static int dfs_marks_set(struct dfs_marks *t, u16 queue,
 	}
 	if (t->count < DFS_MARKS_MAX)
 		m = kmalloc(sizeof(*m), GFP_ATOMIC | __GFP_NOWARN);
-	if (!m) {
-		WRITE_ONCE(t->full, t->full + 1);
+	if (!m)
 		return -ENOSPC;
-	}
 	m->key = *key;
 	m->queue = queue;
 	m->seen = now;
@@ -119,7 +116,7 @@ bool dfs_marks_refused(struct dfs_marks *t, u16 queue,
 		       const struct flowkey *key, unsigned long now,
 		       unsigned long hold)
 {
-	bool refused = false;
+	bool refused = false, own = false;
 	struct dfs_mark *m;
 
 	if (!READ_ONCE(t->count))
@@ -129,11 +126,16 @@ bool dfs_marks_refused(struct dfs_marks *t, u16 queue,
 		if (!flowkey_eq(&m->key, key))
 			continue;
 		if (m->queue == queue) {
+			own = true;
 			if (READ_ONCE(m->seen) != now)
 				WRITE_ONCE(m->seen, now);
 		} else if (time_before(now, READ_ONCE(m->seen) + hold)) {
 			refused = true;
 		}
 	}
-	return refused;
+	/* A queue that flags the key itself judges it itself: refused by
+	 * another's mark, its flow would never see a packet again, never
+	 * be released, and keep its mark, and so the other's, alive.
+	 */
+	return refused && !own;
 }

@@ -11,9 +11,11 @@
  * back, and setting it again only renews it, so no sequence of flag
  * changes leaves one behind.  A lookup renews the asking queue's own mark
  * before it weighs the others', so that two queues that flag one key both
- * keep theirs.
+ * keep theirs; and a queue with a mark of its own is not refused by
+ * another's: its own verdict holds the key, and lets it go.
  *
- * Writers (set, clear) hold the root's lock; a lookup takes none (RCU)
+ * Writers (set, clear) hold the table's lock (dfs_mq_shared.c); a lookup
+ * takes none (RCU)
  * and returns at once while the table is empty, which is nearly always.
  * No sk_buff and no lock here: selftests/unit/marks_test and fuzz_marks
  * run this file in userspace.
@@ -28,8 +30,8 @@
 #include "dfs_flow.h"
 
 #define DFS_MARKS_BUCKETS	256
-/* Past it a verdict holds on its own queue only, as without dfs_mq, and
- * dfs_marks.full counts the verdicts not shared.
+/* Past it a verdict holds on its own queue only, as without dfs_mq (the
+ * queue counts it, mq_unshared).
  */
 #define DFS_MARKS_MAX		4096
 
@@ -43,7 +45,6 @@ struct dfs_mark {
 
 struct dfs_marks {
 	u32			count;		/* in hash */
-	u64			full;		/* marks not made: full, or no memory */
 	u64			seed[FLOWKEY_HASH_SEEDS];
 	struct hlist_head	hash[DFS_MARKS_BUCKETS];
 };
@@ -56,7 +57,7 @@ void dfs_marks_destroy(struct dfs_marks *t);
  * A flow of @queue went from flags @old to @new (DFS_F_*): marks @key if
  * it became flagged, unmarks it if it no longer is, and does nothing
  * else.  The writers' lock held.  -ENOSPC if a mark was wanted and the
- * table had no room or no memory for it (counted in full too), else 0.
+ * table had no room or no memory for it, else 0.
  */
 int dfs_marks_flags(struct dfs_marks *t, u16 queue,
 		    const struct flowkey *key, u32 old, u32 new,
@@ -69,7 +70,7 @@ void dfs_marks_clear_queue(struct dfs_marks *t, u16 queue);
 /*
  * A packet of @key on @queue at @now, under RCU: renews @queue's own mark
  * of it, then tells whether another queue's mark, renewed within @hold,
- * refuses it.
+ * refuses it: never where @queue has a mark of its own.
  */
 bool dfs_marks_refused(struct dfs_marks *t, u16 queue,
 		       const struct flowkey *key, unsigned long now,

@@ -3,7 +3,7 @@
  * The mark table of dfs_mq (dfs_marks.c): a mark is set on the edge to
  * flagged and cleared on the edge back, never twice for one (queue, key);
  * a queue's lookup renews its own mark before it weighs the others'; a
- * full table counts what it could not share.
+ * full table tells the queue what it could not share.
  */
 #include "dfs_marks.h"
 #include "unit.h"
@@ -78,26 +78,59 @@ static void test_mark_again_renews(void)
 	dfs_marks_destroy(&t);
 }
 
+/* The seen time of @queue's mark of @key, or 0 if it has none. */
+static unsigned long seen_of(u16 queue, const struct flowkey *key)
+{
+	struct dfs_mark *m;
+	u32 i;
+
+	for (i = 0; i < DFS_MARKS_BUCKETS; i++)
+		hlist_for_each_entry(m, &t.hash[i], node)
+			if (m->queue == queue && flowkey_eq(&m->key, key))
+				return m->seen;
+	return 0;
+}
+
 /*
- * Two queues flag one key and both keep seeing it: each is refused by the
- * other's mark all along.  A lookup that returns on the other's mark
- * before renewing its own lets one lapse after HOLD, and the refusal
- * comes and goes.
+ * Two queues flag one key and both keep seeing it: each renews its own
+ * mark at every packet, so a third queue is refused all along; and
+ * neither is refused by the other's mark, its own verdict holds it (and
+ * lets it go).  A lookup that returned on the other's mark before
+ * renewing its own lets that mark lapse; one that let the other's mark
+ * refuse a queue with its own keeps the key refused on both for good,
+ * neither flow seeing a packet to be released by.
  */
 static void test_two_queues_both_renew(void)
 {
 	struct flowkey k = key_of(3);
+	u32 stale = 0, refused = 0, lapses = 0;
 	unsigned long now;
-	u32 lapses = 0;
 
 	dfs_marks_init(&t);
-	dfs_marks_flags(&t, 0, &k, 0, DFS_F_MALICIOUS, 0);
-	dfs_marks_flags(&t, 1, &k, 0, DFS_F_MALICIOUS, 0);
-	for (now = 1; now < 20 * HOLD; now++) {
-		lapses += !dfs_marks_refused(&t, 0, &k, now, HOLD);
-		lapses += !dfs_marks_refused(&t, 1, &k, now, HOLD);
+	dfs_marks_flags(&t, 0, &k, 0, DFS_F_MALICIOUS, 1);
+	dfs_marks_flags(&t, 1, &k, 0, DFS_F_MALICIOUS, 1);
+	for (now = 2; now < 20 * HOLD; now++) {
+		refused += dfs_marks_refused(&t, 0, &k, now, HOLD);
+		refused += dfs_marks_refused(&t, 1, &k, now, HOLD);
+		stale += seen_of(0, &k) != now;
+		stale += seen_of(1, &k) != now;
+		lapses += !dfs_marks_refused(&t, 2, &k, now, HOLD);
 	}
-	CHECK(lapses == 0, "%u lookups let the key through", lapses);
+	CHECK(stale == 0, "%u lookups left their own mark unrenewed", stale);
+	CHECK(refused == 0, "%u lookups refused a queue with its own mark",
+	      refused);
+	CHECK(lapses == 0, "%u lookups let the key through a third queue",
+	      lapses);
+	/* 0 lets the key go: 1's mark, renewed by its own flow, holds it
+	 * everywhere else until 1 lets it go too
+	 */
+	dfs_marks_flags(&t, 0, &k, DFS_F_MALICIOUS, 0, now);
+	CHECK(!dfs_marks_refused(&t, 1, &k, now, HOLD), "1 judges it itself");
+	CHECK(dfs_marks_refused(&t, 0, &k, now, HOLD), "1's mark holds on 0");
+	CHECK(dfs_marks_refused(&t, 2, &k, now, HOLD), "and on 2");
+	dfs_marks_flags(&t, 1, &k, DFS_F_MALICIOUS, 0, now);
+	CHECK(!dfs_marks_refused(&t, 0, &k, now, HOLD) &&
+	      !dfs_marks_refused(&t, 2, &k, now, HOLD), "released by both");
 	dfs_marks_destroy(&t);
 }
 
@@ -145,7 +178,6 @@ static void test_full_table_counts(void)
 					   1) == -ENOSPC;
 	}
 	CHECK(t.count == DFS_MARKS_MAX, "count %u", t.count);
-	CHECK(t.full == 10, "full %llu", (unsigned long long)t.full);
 	CHECK(refused == 10, "%u told the queue", refused);
 	for (i = 0; i < 4; i++)
 		dfs_marks_clear_queue(&t, i);
@@ -163,8 +195,7 @@ static void test_no_memory(void)
 	CHECK(dfs_marks_flags(&t, 0, &k, 0, DFS_F_MALICIOUS, 1) == -ENOSPC,
 	      "the queue is told");
 	dfs_user_alloc_fail_every = 0;
-	CHECK(t.count == 0 && t.full == 1, "count %u full %llu", t.count,
-	      (unsigned long long)t.full);
+	CHECK(t.count == 0, "count %u", t.count);
 	dfs_marks_flags(&t, 0, &k, DFS_F_MALICIOUS, 0, 2);
 	CHECK(t.count == 0, "the release of a mark not made is a no-op");
 	dfs_marks_destroy(&t);
