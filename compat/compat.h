@@ -111,10 +111,10 @@ static inline int tcf_classify_qdisc(struct sk_buff *skb,
  * A multicast group of a generic netlink family that only CAP_NET_ADMIN
  * in the netns's user namespace may join: 6.7, and stable 6.1.69, 6.6.8
  * (Debian 12's 6.1 has it).  Before it genetlink has no way to refuse a
- * listener: the verdict group is open there, and the build says so.
+ * listener: the verdict group is open there, and the build says so
+ * (Kbuild.include).
  */
 #ifndef COMPAT_HAVE_GENL_MCAST_CAP_NET_ADMIN
-#warning "no GENL_MCAST_CAP_NET_ADMIN: any user of a netns may listen to its verdicts"
 #define GENL_MCAST_CAP_NET_ADMIN	0
 #endif
 
