@@ -504,6 +504,14 @@ u64 dfs_rate_interval_ns(struct Qdisc *sch)
  * Before the root attaches it: no packet has come yet.  Queue @queue of
  * @queues, the device's tx queues in use, over which the limit is split.
  */
+/* This queue's part of the root's limit, over @queues tx queues. */
+static void dfs_mq_split(struct dfs_sched_data *q, u16 queues)
+{
+	q->mq_queues = queues;
+	WRITE_ONCE(q->params.limit, dfs_mq_part(q->mq_limit, queues));
+	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
+}
+
 void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue,
 		 u16 queues)
 {
@@ -514,10 +522,8 @@ void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue,
 	q->mq_queue = queue;
 	/* named by the root's handle and the queue (dfs_verdict_from_of()) */
 	dfs_verdict_source_queue(&q->verdict_src, queue);
-	q->mq_queues = queues;
 	q->mq_limit = q->params.limit;
-	q->params.limit = dfs_mq_part(q->mq_limit, queues);
-	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
+	dfs_mq_split(q, queues);
 }
 
 void dfs_split_limit(struct Qdisc *sch, u16 queues)
@@ -525,9 +531,7 @@ void dfs_split_limit(struct Qdisc *sch, u16 queues)
 	struct dfs_sched_data *q = qdisc_priv(sch);
 
 	sch_tree_lock(sch);
-	q->mq_queues = queues;
-	WRITE_ONCE(q->params.limit, dfs_mq_part(q->mq_limit, queues));
-	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
+	dfs_mq_split(q, queues);
 	dfs_trim_queue(sch);
 	sch_tree_unlock(sch);
 }
