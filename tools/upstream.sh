@@ -5,7 +5,7 @@
 #
 # The four modules as a netdev submission carries them: a patch series
 # against Linux, written to build/upstream/ by git format-patch, with a
-# cover letter ("[PATCH net-next 0/5]"):
+# cover letter ("[PATCH net-next 0/6]"):
 #
 #   1    net: the flow key (include/net/flowkey.h, flowkey_skb.h) that
 #        sch_dfs and cls_lrufq share, and its key modes (enum
@@ -14,6 +14,12 @@
 #        its sources, its Kconfig entry (<module>/Kconfig) in
 #        net/sched/Kconfig, the lines of its Kbuild in net/sched/Makefile
 #        and its netlink attributes in pkt_sched.h or pkt_cls.h
+#   6    selftests/tc-testing: our tdc cases (selftests/tc-testing/*.json)
+#        in tc-tests/qdiscs/ or tc-tests/filters/, and the four modules
+#        in the suite's config.  The cases that send raw netlink through
+#        tools/nlqdisc.py ($NLQDISC) stay out: tdc has no such tool, and
+#        they test what tc cannot send.  A case id the kernel's suite
+#        already has fails the script (tdc refuses duplicates).
 #
 # The messages are upstream/<name>.msg and upstream/cover-letter.msg, each
 # with a Date: line first, as iproute2/patches/ has them.
@@ -86,7 +92,8 @@ MSGS=$ROOT/upstream
 KERNEL=${UPSTREAM_KERNEL:-mainline}
 JOBS=${JOBS:-$(nproc)}
 # The series in order: the flow key first, then the modules.
-PATCHES=(flowkey sch_dfs sch_stfq cls_lrufq sch_hishape)
+PATCHES=(flowkey sch_dfs sch_stfq cls_lrufq sch_hishape tc-testing)
+TDC=tools/testing/selftests/tc-testing
 # Never written by a module build: hard links in the check's copy.
 LINKED=(drivers Documentation sound)
 
@@ -347,6 +354,63 @@ add_module() {
 	add_makefile "$mod"
 }
 
+# add_tdc: our tdc cases and the modules' config symbols to the kernel's
+# tc-testing suite (patch 6).
+add_tdc() {
+	local f mod syms=()
+
+	for mod in sch_dfs sch_stfq cls_lrufq sch_hishape; do
+		syms+=("$(kconfig_symbol "$mod")")
+	done
+	python3 - "$tree/$TDC" "${syms[@]}" "$ROOT"/selftests/tc-testing/*.json <<'PY' ||
+import glob, json, os, sys
+
+suite, rest = sys.argv[1], sys.argv[2:]
+syms = [s for s in rest if not s.endswith(".json")]
+files = [f for f in rest if f.endswith(".json")]
+
+ids = {}
+for f in glob.glob(os.path.join(suite, "tc-tests", "**", "*.json"),
+                   recursive=True):
+    for case in json.load(open(f)):
+        ids[case["id"]] = os.path.relpath(f, suite)
+for f in files:
+    cases = [c for c in json.load(open(f)) if "$NLQDISC" not in json.dumps(c)]
+    kind = "filters" if cases[0]["category"][0] == "filter" else "qdiscs"
+    dst = os.path.join(suite, "tc-tests", kind, os.path.basename(f))
+    if os.path.exists(dst):
+        sys.exit("upstream: error: %s is in the kernel's suite already" % dst)
+    for c in cases:
+        if c["id"] in ids:
+            sys.exit("upstream: error: tdc id %s of %s is %s's already"
+                     % (c["id"], os.path.basename(f), ids[c["id"]]))
+        ids[c["id"]] = os.path.basename(f)
+    with open(dst, "w") as out:
+        out.write(json.dumps(cases, indent=4, ensure_ascii=False) + "\n")
+
+# each symbol in its group's first run of lines, in order if that run is
+cfg = os.path.join(suite, "config")
+lines = open(cfg).read().split("\n")
+for sym in syms:
+    group = "CONFIG_" + sym.rsplit("_", 1)[0] + "_"
+    run = [i for i, l in enumerate(lines) if l.startswith(group)]
+    if not run:
+        sys.exit("upstream: error: %s has no %s line" % (cfg, group))
+    end = run[0]
+    while end + 1 < len(lines) and lines[end + 1].startswith("CONFIG_"):
+        end += 1
+    names = [l.split("=")[0] for l in lines[run[0]:end + 1] if l.startswith(group)]
+    at = end + 1
+    if names == sorted(names):
+        at = next((i for i in range(run[0], end + 1)
+                   if lines[i].startswith(group)
+                   and lines[i].split("=")[0] > "CONFIG_" + sym), end + 1)
+    lines.insert(at, "CONFIG_%s=m" % sym)
+open(cfg, "w").write("\n".join(lines))
+PY
+		die "the tdc cases do not go into the kernel's suite"
+}
+
 # --- the series -------------------------------------------------------------------
 
 make_series() {
@@ -356,6 +420,8 @@ make_series() {
 	(cd "$KSRC" && find net/sched include/net include/uapi/linux -type f \
 		\( -name '*.[ch]' -o -name Kconfig -o -name Makefile -o -name Kbuild \) \
 		-not -name '*.mod.c' -print0 | xargs -0 cp --parents -t "$tree")
+	(cd "$KSRC" && find "$TDC/config" "$TDC/tc-tests" -type f -print0 |
+		xargs -0 cp --parents -t "$tree")
 	g init -q
 	g add -A
 	GIT_AUTHOR_DATE="2026-11-28 00:00:00 +0000" GIT_COMMITTER_DATE="2026-11-28 00:00:00 +0000" \
@@ -375,6 +441,8 @@ make_series() {
 			done < <(source_files "$ROOT" include/net)
 			# the key modes, which the modules' attributes take
 			add_uapi_of "${srcs[@]}"
+		elif [ "$name" = tc-testing ]; then
+			add_tdc
 		else
 			add_module "$name"
 		fi
@@ -441,6 +509,33 @@ EOF
 	make -C "$k" -j"$JOBS" W=1 KERNELRELEASE="$krel" M="$d" modules
 }
 
+# check_tdc KTREE SYMBOL...: after patch 6, every case file of the suite
+# loads, no id is there twice (tdc would refuse to run), and the suite's
+# config enables each module.
+check_tdc() {
+	local k=$1
+	shift
+	python3 - "$k/$TDC" "$@" <<'PY' || die "the tdc patch leaves the kernel's suite broken"
+import glob, json, os, sys
+
+suite, syms = sys.argv[1], sys.argv[2:]
+seen, bad = {}, 0
+for f in sorted(glob.glob(os.path.join(suite, "tc-tests", "**", "*.json"),
+                          recursive=True)):
+    for case in json.load(open(f)):
+        if case["id"] in seen:
+            print("tdc id %s: in %s and %s" % (case["id"], seen[case["id"]], f))
+            bad = 1
+        seen[case["id"]] = f
+config = open(os.path.join(suite, "config")).read().split("\n")
+for s in syms:
+    if "CONFIG_%s=m" % s not in config:
+        print("%s/config: no CONFIG_%s=m" % (suite, s))
+        bad = 1
+sys.exit(bad)
+PY
+}
+
 check_series() {
 	local k e i n name sym krel logf syms=() kos=() shared=() patches=()
 
@@ -474,6 +569,11 @@ check_series() {
 		name=${PATCHES[$i]} e=${patches[$i]} n=$((i + 1))
 		(cd "$k" && GIT_CEILING_DIRECTORIES=$CHECK git apply --whitespace=error-all "$e") ||
 			die "${e##*/} does not apply to Linux $KVER"
+		if [ "$name" = tc-testing ]; then
+			log "patch $n ($name): the suite's cases load, their ids are unique, its config enables ${syms[*]}"
+			check_tdc "$k" "${syms[@]}"
+			continue
+		fi
 		if [ -f "$ROOT/$name/Kbuild" ]; then
 			sym=$(kconfig_symbol "$name")
 			syms+=("$sym")
