@@ -363,11 +363,11 @@ static void lrufq_fill_flow(const struct lrufq_lru *lru,
 		f->flags |= TC_LRUFQ_FLOW_PINNED;
 }
 
-/* The statistics and the top TC_LRUFQ_DUMP_MAX cached flows, copied under
- * the lock into @flows; returns how many flows.
+/* The statistics and the top @max (at most TC_LRUFQ_DUMP_MAX) cached
+ * flows, copied under the lock into @flows; returns how many flows.
  */
 static u32 lrufq_snapshot(struct lrufq_head *head, struct tc_lrufq_stats *st,
-			  struct tc_lrufq_flow *flows)
+			  struct tc_lrufq_flow *flows, u32 max)
 {
 	const struct lrufq_lru *lru = &head->lru;
 	const struct lrufq_entry *e;
@@ -383,8 +383,7 @@ static u32 lrufq_snapshot(struct lrufq_head *head, struct tc_lrufq_stats *st,
 	st->pin_skips = lru->stats.pin_skips;
 	st->cached = lru->used;
 	st->pinned = lru->pinned;
-	for (i = lru->top; i != LRUFQ_NIL && n < TC_LRUFQ_DUMP_MAX;
-	     i = lru->e[i].next) {
+	for (i = lru->top; i != LRUFQ_NIL && n < max; i = lru->e[i].next) {
 		e = &lru->e[i];
 		lrufq_fill_flow(lru, e, &flows[n++]);
 	}
@@ -392,25 +391,66 @@ static u32 lrufq_snapshot(struct lrufq_head *head, struct tc_lrufq_stats *st,
 	return n;
 }
 
+/* The cached flows are the addresses and ports of what the router
+ * forwards: they go only to a dump asked for by a socket whose opener
+ * has CAP_NET_ADMIN in the user namespace that owns the netns, as
+ * conntrack's entries do.  netlink_dump() builds a dump in a buffer the
+ * asking socket owns; a notification (add, change, get, delete) goes to
+ * every RTNLGRP_TC listener and is built in a buffer no socket owns, so
+ * it lists none.
+ */
+static bool lrufq_may_list_flows(const struct sk_buff *skb,
+				 const struct net *net)
+{
+	const struct sock *sk = skb->sk;
+
+	return sk && sk->sk_socket && sk->sk_socket->file &&
+	       sk_ns_capable(sk, net->user_ns, CAP_NET_ADMIN);
+}
+
+/* The most the first action's statistics take after the options
+ * (tcf_exts_dump_stats(): the legacy TCA_STATS and TCA_STATS2 with its
+ * basic, hardware, rate and queue counters come to about 150 bytes).
+ */
+#define LRUFQ_ACT_STATS_MAX	256
+
+/* How many flows the message may list so that it fits in
+ * NLMSG_GOODSIZE, the smallest buffer a dump has: @used bytes of it are
+ * taken, and @tail more follow the list.  A message that does not fit
+ * in what is left of a dump's buffer is made again in the next one.
+ */
+static u32 lrufq_flows_room(unsigned int used, unsigned int tail)
+{
+	unsigned int need = used + tail + nla_total_size_64bit(0);
+
+	if (need >= NLMSG_GOODSIZE)
+		return 0;
+	return min_t(u32, (NLMSG_GOODSIZE - need) / sizeof(struct tc_lrufq_flow),
+		     TC_LRUFQ_DUMP_MAX);
+}
+
 static int lrufq_dump(struct net *net, struct tcf_proto *tp, void *fh,
 		      struct sk_buff *skb, struct tcmsg *t, bool rtnl_held)
 {
 	struct lrufq_head *head = fh;
-	struct tc_lrufq_flow *flows;
+	struct tc_lrufq_flow *flows = NULL;
 	struct tc_lrufq_stats st;
 	struct nlattr *nest;
-	u32 n;
+	u32 n, max = 0;
 
 	if (!head)
 		return skb->len;
 
 	t->tcm_handle = head->handle;
 
-	flows = kcalloc(TC_LRUFQ_DUMP_MAX, sizeof(*flows), GFP_KERNEL);
-	if (!flows)
-		return -1;
+	if (lrufq_may_list_flows(skb, net)) {
+		flows = kcalloc(TC_LRUFQ_DUMP_MAX, sizeof(*flows), GFP_KERNEL);
+		if (!flows)
+			return -1;
+		max = TC_LRUFQ_DUMP_MAX;
+	}
 	memset(&st, 0, sizeof(st));
-	n = lrufq_snapshot(head, &st, flows);
+	n = lrufq_snapshot(head, &st, flows, max);
 
 	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!nest)
@@ -427,12 +467,21 @@ static int lrufq_dump(struct net *net, struct tcf_proto *tp, void *fh,
 	    nla_put_u64_64bit(skb, TCA_LRUFQ_PIN_RATE, head->lru.pin_rate,
 			      TCA_LRUFQ_PAD) ||
 	    nla_put_64bit(skb, TCA_LRUFQ_STATS, sizeof(st), &st,
-			  TCA_LRUFQ_PAD) ||
-	    (n && nla_put_64bit(skb, TCA_LRUFQ_FLOWS, n * sizeof(*flows),
-				flows, TCA_LRUFQ_PAD)))
+			  TCA_LRUFQ_PAD))
 		goto nla_put_failure;
 
 	if (tcf_exts_dump(skb, &head->exts))
+		goto nla_put_failure;
+
+	/* Last in the options: the list is cut to what the message has
+	 * room for.  The message began NLMSG_HDRLEN before its tcmsg.
+	 */
+	n = min(n, lrufq_flows_room(skb_tail_pointer(skb) - (u8 *)t +
+				    NLMSG_HDRLEN,
+				    tcf_exts_has_actions(&head->exts) ?
+				    LRUFQ_ACT_STATS_MAX : 0));
+	if (n && nla_put_64bit(skb, TCA_LRUFQ_FLOWS, n * sizeof(*flows),
+			       flows, TCA_LRUFQ_PAD))
 		goto nla_put_failure;
 
 	nla_nest_end(skb, nest);

@@ -18,7 +18,10 @@
  * 2^32 - 1.
  */
 #define TC_LRUFQ_THRESHOLD_MAX	0xfffffffeU
-/* At most this many cached flows, most recent first, in TCA_LRUFQ_FLOWS. */
+/* At most this many cached flows, most recent first, in TCA_LRUFQ_FLOWS:
+ * in a dump asked for with CAP_NET_ADMIN, as many as fit in a message of
+ * NLMSG_GOODSIZE.
+ */
 #define TC_LRUFQ_DUMP_MAX	64U
 
 enum {
