@@ -29,6 +29,9 @@
 #	         and TCP fares no better: by rate, a flood wider than the
 #	         threshold's reach is as invisible as one wider than the
 #	         cache.
+#	privacy  in the first thrash case, with the cache full: the cached
+#	         flows are listed to root's dump alone (not to uid 65534's,
+#	         nor in the reply to "tc filter get")
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pktgen_lib.sh"
@@ -68,7 +71,7 @@ pg_common()
 		"dst_mac 02:00:00:00:00:01" "udp_dst_min 9" "udp_dst_max 9"
 }
 
-require_command iperf3 python3
+require_command iperf3 python3 setpriv
 pg_require
 setup_topology 4 || exit $ksft_fail
 trap 'pg_stop r 2>/dev/null; topo_cleanup' EXIT
@@ -126,6 +129,42 @@ tcp_all_sending()
 	}'
 }
 
+# flow_privacy: with the cache full, the cached flows' addresses go to
+# CAP_NET_ADMIN alone: root's "tc -d filter show" lists them, uid 65534's
+# (no capability, its own copy of tc and the plugin, wherever the tree
+# is) lists the filter and none of them; "tc filter get", whose reply
+# is a notification, succeeds and lists none either.
+flow_privacy()
+{
+	local dir root nobody get handle ret=$RET
+
+	RET=0
+	dir=$(mktemp -d)
+	chmod 0755 "$dir"
+	mkdir "$dir/lib"
+	install -m 0755 "$(command -v tc)" "$dir/tc"
+	install -m 0644 "$TC_LIB_DIR/f_lrufq.so" "$dir/lib/"
+	root=$(in_ns r tc -d filter show dev "$R_OUT" parent 10: | grep -c 'flow src')
+	nobody=$(in_ns r env TC_LIB_DIR="$dir/lib" setpriv --reuid=65534 \
+		--regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+		"$dir/tc" -d filter show dev "$R_OUT" parent 10: 2>&1)
+	handle=$(in_ns r tc filter show dev "$R_OUT" parent 10: |
+		sed -n 's/.* lrufq .*handle \(0x[0-9a-f]*\).*/\1/p' | head -n 1)
+	get=$(in_ns r tc -d filter get dev "$R_OUT" parent 10: protocol all \
+		prio 1 handle "$handle" lrufq 2>&1)
+	check_err $? "tc filter get of handle $handle: $get"
+	rm -r "$dir"
+	log_info "flows listed: $root to root, $(grep -c 'flow src' <<<"$nobody") to uid 65534, $(grep -c 'flow src' <<<"$get") in a get"
+	[ "$root" -gt 0 ]
+	check_err $? "root's dump lists no flow"
+	grep -q ' lrufq ' <<<"$nobody"
+	check_err $? "uid 65534 sees no lrufq filter: $nobody"
+	! grep -q 'flow src' <<<"$nobody$get"
+	check_err $? "uid 65534's dump or a get lists flows"
+	log_test "lrufq: the cached flows to CAP_NET_ADMIN's dumps alone"
+	RET=$ret
+}
+
 thrash_case()
 {
 	local name=$1 want=$2 a b tcp share filt
@@ -157,6 +196,7 @@ thrash_case()
 	filt=$(in_ns r tc -s -d filter show dev "$R_OUT" parent 10: |
 		grep -oE '(hits|misses|admissions|evictions|high|low) [0-9]+( |$)' |
 		tr -s ' \n' ' ')
+	[ -z "$PRIVACY" ] || flow_privacy
 	read -r lb _ hb _ <<<"$(class_stats)"
 	pg_stop r
 	wait_flows
@@ -170,7 +210,7 @@ thrash_case()
 	log_test "lrufq, 200 flows, $name: TCP share $share (>= $want)"
 }
 
-LRU="cache 100 probability 1/50" thrash_case "cache 100, pfifo" 0.001 pfifo limit 100
+PRIVACY=1 LRU="cache 100 probability 1/50" thrash_case "cache 100, pfifo" 0.001 pfifo limit 100
 LRU="cache 100 probability 1/50" thrash_case "cache 100, dfs under low" 0.01 dfs limit 100000
 
 ksft_exit
