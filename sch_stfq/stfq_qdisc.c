@@ -14,7 +14,9 @@
  * and packets no filter classifies go to the default class, or are dropped
  * and counted when there is none.  The classes with packets queued are in
  * an rbtree ordered by the start tag of their head, so dequeue is
- * O(log active classes).
+ * O(log active classes), plus a peek of each class passed over because
+ * its child holds its packets (a shaper): the others are served
+ * meanwhile.
  *
  * The tags are per class, not per packet (see stfq_tags.c), so the skb
  * control block is left to the child qdisc.  The tag arithmetic and the
@@ -72,9 +74,10 @@ static bool stfq_class_less(struct rb_node *a, const struct rb_node *b)
 			   rb_entry(b, struct stfq_class, node)->tags.start);
 }
 
-/* @cl, the first class, its start tag just moved on: still strictly
+/* @cl, the class just served, its start tag moved on: still strictly
  * before the next class's, so the tree's order holds with @cl in place
- * (a tie goes behind, as rb_add_cached() would put it).
+ * (a tie goes behind, as rb_add_cached() would put it).  The classes
+ * before it, passed over, have smaller tags still.
  */
 static bool stfq_still_first(struct stfq_class *cl)
 {
@@ -473,23 +476,23 @@ static int stfq_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 static struct sk_buff *stfq_dequeue(struct Qdisc *sch)
 {
 	struct stfq_sched *q = qdisc_priv(sch);
+	struct rb_node *node, *next;
 	struct stfq_class *cl;
-	struct rb_node *node;
 	struct sk_buff *skb;
 
-	while ((node = rb_first_cached(&q->active))) {
+	for (node = rb_first_cached(&q->active); node; node = next) {
+		next = rb_next(node);
 		cl = rb_entry(node, struct stfq_class, node);
+		/* A child with nothing to send now is passed over for the
+		 * next class by start tag: it holds its packets (tbf,
+		 * netem: its watchdog reschedules the root when one is
+		 * due), or the peek dropped its last ones (codel), which
+		 * took the class off the tree.  drr waits for it instead,
+		 * and every class with it.
+		 */
 		skb = cl->qdisc->ops->peek(cl->qdisc);
-		if (!skb) {
-			/* The peek may have dropped the child's last
-			 * packets (codel), which took the class off the
-			 * tree: try the next one.
-			 */
-			if (!stfq_class_active(cl))
-				continue;
-			qdisc_warn_nonwc(__func__, cl->qdisc);
-			return NULL;
-		}
+		if (!skb)
+			continue;
 		skb = qdisc_dequeue_peeked(cl->qdisc);
 		if (unlikely(!skb))
 			return NULL;

@@ -65,11 +65,19 @@ static inline void stfq_activate(const struct stfq_clock *c,
 
 /* Serve the head of the class: v = S, F = S + len / weight, and the next
  * packet of the class, if any, starts at F.  Returns F.
+ *
+ * A class whose child held its packets (a shaper) was passed over while
+ * others were served, so its S may be behind v: it starts at v, as a
+ * class that was idle would, and v never goes back.
  */
 static inline u64 stfq_serve(struct stfq_clock *c, struct stfq_tags *t,
 			     u32 len, u32 weight)
 {
-	u64 f = t->start + stfq_cost(len, weight ? weight : 1);
+	u64 f;
+
+	if (stfq_before(t->start, c->v))
+		t->start = c->v;
+	f = t->start + stfq_cost(len, weight ? weight : 1);
 
 	if ((t->start >> STFQ_ERA_SHIFT) != (c->v >> STFQ_ERA_SHIFT))
 		c->era++;

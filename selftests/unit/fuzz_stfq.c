@@ -2,11 +2,13 @@
 /*
  * libFuzzer harness of the STFQ tags and virtual time (stfq_tags.c),
  * driven as sch_stfq drives them: classes get packets (activate when
- * empty), the class with the smallest start tag is served (serve), a class
- * is purged or deleted, weights change under traffic, and the clock idles
- * when nothing is queued.  A reference computes the same tags with 128-bit
- * integers that never wrap: S = max(v, F_prev), F = S + len * 2^16 / w,
- * v = S of the packet served, v = max F when idle.
+ * empty), the class with the smallest start tag whose child has a packet
+ * is served (serve: a child may hold its packets, as a shaper does), a
+ * class is purged or deleted, weights change under traffic, and the clock
+ * idles when nothing is queued.  A reference computes the same tags with
+ * 128-bit integers that never wrap: S = max(v, F_prev), F = S + len *
+ * 2^16 / w, a class passed over served from max(S, v), v = S of the packet
+ * served, v = max F when idle.
  *
  * Checked after every step: the class served is the reference's, and v,
  * the largest finish tag and every class's tags equal the reference's
@@ -32,6 +34,7 @@ struct cls {
 	u32	q[QMAX];	/* packet lengths, FIFO */
 	u32	head, len;
 	bool	active;
+	bool	held;		/* its child holds its packets */
 };
 
 static struct stfq_clock c;
@@ -89,7 +92,7 @@ static void dequeue(void)
 	u32 len;
 
 	for (i = 0; i < NCL; i++) {
-		if (!cl[i].active)
+		if (!cl[i].active || cl[i].held)
 			continue;
 		if (best < 0 || stfq_before(t[i].start, t[best].start))
 			best = i;
@@ -104,6 +107,8 @@ static void dequeue(void)
 	cl[best].head = (cl[best].head + 1) % QMAX;
 	cl[best].len--;
 	stfq_serve(&c, &t[best], len, cl[best].weight);
+	if (rc[best].start < rv)
+		rc[best].start = rv;
 	rv = rc[best].start;
 	rc[best].finish = rc[best].start +
 			  ((u128)len << STFQ_SHIFT) / cl[best].weight;
@@ -147,6 +152,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			dequeue();
 			break;
 		case 5:		/* tc class change weight, under traffic */
+			if (op & 0x80) {	/* or its child holds, lets go */
+				cl[i].held = !cl[i].held;
+				break;
+			}
 			cl[i].weight = 1 + get(&in, 3) % TC_STFQ_WEIGHT_MAX;
 			break;
 		case 6:		/* the class is purged (tc class del, reset) */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * STFQ tag unit tests: weighted shares of backlogged classes, a class
- * joining late gets no credit, idle periods, wrap-around of the tags and
- * the staleness guard of long idle classes.
+ * joining late gets no credit, idle periods, wrap-around of the tags,
+ * the staleness guard of long idle classes, and a class passed over
+ * while its child holds its packets.
  */
 #include "stfq_tags.h"
 #include "unit.h"
@@ -14,6 +15,7 @@ struct sim {
 	struct stfq_tags	tags[NCLS];
 	u32			weight[NCLS];
 	bool			active[NCLS];
+	bool			held[NCLS];	/* its child holds its packets */
 	u64			bytes[NCLS];
 	u32			seed;
 };
@@ -53,8 +55,9 @@ static void sim_activate(struct sim *s, int i)
 	s->active[i] = true;
 }
 
-/* Serve the active class with the smallest start tag (ties: lowest index,
- * as the rbtree keeps the first inserted first).
+/* Serve the active class with the smallest start tag whose child has a
+ * packet (ties: lowest index, as the rbtree keeps the first inserted
+ * first).
  */
 static int sim_serve(struct sim *s)
 {
@@ -62,7 +65,7 @@ static int sim_serve(struct sim *s)
 	u32 len;
 
 	for (i = 0; i < NCLS; i++)
-		if (s->active[i] && (best < 0 ||
+		if (s->active[i] && !s->held[i] && (best < 0 ||
 		    stfq_before(s->tags[i].start, s->tags[best].start)))
 			best = i;
 	if (best < 0)
@@ -234,6 +237,47 @@ static void test_weight_change(void)
 	CHECK(r > 3 * 0.98 && r < 3 * 1.02, "after change 1:%.4f", r);
 }
 
+/* A class whose child holds its packets (a shaper) is passed over: the
+ * others share the link by their weights meanwhile, v never goes back,
+ * and once its child lets a packet go the class starts at v, as an idle
+ * one would, with no credit for the time it was held.
+ */
+static void test_held(void)
+{
+	struct sim s;
+	double r;
+	u64 v;
+	int n, served0 = 0;
+
+	sim_init(&s, 0);
+	s.weight[2] = 3;
+	sim_activate(&s, 0);
+	sim_activate(&s, 1);
+	sim_activate(&s, 2);
+	for (n = 0; n < 300; n++)
+		sim_serve(&s);
+	s.held[0] = true;
+	s.bytes[1] = s.bytes[2] = 0;
+	v = s.clock.v;
+	for (n = 0; n < 10000; n++) {
+		CHECK(sim_serve(&s) != 0, "a held class was served");
+		CHECK(!stfq_before(s.clock.v, v), "v went back");
+		v = s.clock.v;
+	}
+	r = share(&s, 2, 1);
+	CHECK(r > 3 * 0.98 && r < 3 * 1.02, "the others 1:%.4f, not 1:3", r);
+	CHECK(stfq_before(s.tags[0].start, s.clock.v), "held class behind v");
+	s.held[0] = false;
+	for (n = 0; n < 50; n++) {
+		served0 += sim_serve(&s) == 0;
+		CHECK(!stfq_before(s.clock.v, v), "v went back after the hold");
+		v = s.clock.v;
+	}
+	CHECK(served0 >= 6 && served0 <= 14,
+	      "released class gets its share (1 of 5), not a burst: %d of 50",
+	      served0);
+}
+
 int main(void)
 {
 	TEST(test_weights);
@@ -243,5 +287,6 @@ int main(void)
 	TEST(test_idle);
 	TEST(test_stale);
 	TEST(test_weight_change);
+	TEST(test_held);
 	return unit_summary("stfq_test");
 }
