@@ -500,10 +500,6 @@ u64 dfs_rate_interval_ns(struct Qdisc *sch)
 	return READ_ONCE(q->params.rate_interval_ns);
 }
 
-/*
- * Before the root attaches it: no packet has come yet.  Queue @queue of
- * @queues, the device's tx queues in use, over which the limit is split.
- */
 /* This queue's part of the root's limit, over @queues tx queues. */
 static void dfs_mq_split(struct dfs_sched_data *q, u16 queues)
 {
@@ -512,6 +508,10 @@ static void dfs_mq_split(struct dfs_sched_data *q, u16 queues)
 	q->wfs_ewma = min(q->wfs_ewma, q->params.limit);
 }
 
+/*
+ * Before the root attaches it: no packet has come yet.  Queue @queue of
+ * @queues, the device's tx queues in use, over which the limit is split.
+ */
 void dfs_join_mq(struct Qdisc *sch, struct dfs_mq *mq, u16 queue,
 		 u16 queues)
 {
