@@ -41,6 +41,8 @@
 #	                           in r: TBF root 1: at RATE, CHILD as 10: under it
 #	setup_bottleneck_htb DEV RATE CHILD_QDISC...   same with an HTB root
 #	set_reverse_delay DELAY    netem delay on rcv's egress (the ACK path)
+#	stfq_class_sent NS DEV CLASSID...   "BYTES PKTS" sent by each stfq
+#	                           class, one line, from one dump
 #
 # Traffic (iperf3; one server per flow: an iperf3 server serves one test at
 # a time):
@@ -391,6 +393,25 @@ in_ns()
 	ip|tc)	"$1" -netns "$ns" "${@:2}" ;;
 	*)	ip netns exec "$ns" "$@" ;;
 	esac
+}
+
+# stfq_class_sent NS DEV CLASSID...: "BYTES PKTS" sent by each stfq class
+# of DEV, all on one line, from one dump (text: the JSON of a class list
+# from the 6.1 tc is not valid JSON).  0 0 for a class not there.
+stfq_class_sent()
+{
+	local ns=$1 dev=$2
+	shift 2
+
+	in_ns "$ns" tc -s class show dev "$dev" | awk -v want="$*" '
+		$1 == "class" { cur = ($2 == "stfq") ? $3 : "" }
+		cur != "" && $1 == "Sent" { b[cur] = $2; p[cur] = $4 }
+		END {
+			n = split(want, w)
+			for (i = 1; i <= n; i++)
+				printf "%s%d %d", (i > 1 ? " " : ""), b[w[i]], p[w[i]]
+			print ""
+		}'
 }
 
 # setup_topology N: N senders s1..sN, each on its own veth pair and subnet

@@ -45,10 +45,7 @@ LINK_BPS=10000000
 # class_stats: "BYTES_10:1 PKTS_10:1 BYTES_10:2 PKTS_10:2", one dump.
 class_stats()
 {
-	in_ns r tc -s class show dev "$R_OUT" | awk '
-		$1 == "class" { cur = ($2 == "stfq") ? $3 : "" }
-		cur != "" && $1 == "Sent" { b[cur] = $2; p[cur] = $4 }
-		END { print b["10:1"] + 0, p["10:1"] + 0, b["10:2"] + 0, p["10:2"] + 0 }'
+	stfq_class_sent r "$R_OUT" 10:1 10:2
 }
 
 # stfq_setup LOW_WEIGHT HIGH_WEIGHT LOW_CHILD...: stfq 10: under the

@@ -211,16 +211,6 @@ log_test "tree deleted under a flood"
 # no more than its tbf's rate and burst (and 20% for the sampling).
 SHAPED_SECS=${SHAPED_SECS:-6}
 
-# class_bytes: "BYTES_10:1 BYTES_10:2 BYTES_10:3", one dump (text: the
-# 6.1 tc's JSON of a class list is not valid JSON).
-class_bytes()
-{
-	in_ns $NS tc -s class show dev $DEV | awk '
-		$1 == "class" { cur = ($2 == "stfq") ? $3 : "" }
-		cur != "" && $1 == "Sent" { b[cur] = $2 }
-		END { print b["10:1"] + 0, b["10:2"] + 0, b["10:3"] + 0 }'
-}
-
 RET=0
 in_ns $NS tc -batch - <<-EOF
 	qdisc add dev $DEV root handle 1: htb default 1
@@ -245,10 +235,10 @@ pg_stream $DEV@1 10.0.1 2000000 && pg_stream $DEV@2 10.0.2 500000
 check_err $? "pktgen"
 pg_start $NS
 sleep 2
-read -r a1 a2 a3 <<<"$(class_bytes)"
+read -r a1 _ a2 _ a3 _ <<<"$(stfq_class_sent $NS $DEV 10:1 10:2 10:3)"
 t0=$(date +%s%N)
 sleep "$SHAPED_SECS"
-read -r b1 b2 b3 <<<"$(class_bytes)"
+read -r b1 _ b2 _ b3 _ <<<"$(stfq_class_sent $NS $DEV 10:1 10:2 10:3)"
 secs=$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN { print ns / 1e9 }')
 tbf=$(in_ns $NS tc -s qdisc show dev $DEV parent 10:1 | tr -s ' \n' ' ')
 pg_stop $NS
