@@ -357,7 +357,7 @@ add_module() {
 # add_tdc: our tdc cases and the modules' config symbols to the kernel's
 # tc-testing suite (patch 6).
 add_tdc() {
-	local f mod syms=()
+	local mod syms=()
 
 	for mod in sch_dfs sch_stfq cls_lrufq sch_hishape; do
 		syms+=("$(kconfig_symbol "$mod")")
