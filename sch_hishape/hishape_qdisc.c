@@ -18,23 +18,34 @@
  * hishape_rate.h): at once when the range is within its rate.  The ranges
  * with packets queued are in an rbtree ordered by the time their head
  * packet may leave, as sch_fq keeps its throttled flows, and the watchdog
- * fires at the earliest.  What the link needs (ARP and all that is not
- * IP, IPv6 neighbour discovery) has a small queue of its own, never
- * dropped by "default drop" or a full pass queue.  Dequeue takes turns
- * between the control queue, the pass queue and the ranges whose time has
- * come, by deficit round robin, an MTU a turn: a flood from addresses in
- * no range cannot hold back the ranges' packets, even those within their
- * rate, nor the router's own neighbour resolution, and a flood of non-IP
- * frames (a bridge) cannot take more than its turn.
+ * fires at the earliest.  What this host needs to reach its neighbours
+ * (its own ARP and IPv6 neighbour discovery) has a small queue of its
+ * own, never dropped by "default drop" or a full pass queue; what it
+ * forwards, of any protocol, is in a range or in none.  Dequeue takes
+ * turns between the control queue, the pass queue and the ranges whose
+ * time has come, by deficit round robin, an MTU a turn: a flood from
+ * addresses in no range cannot hold back the ranges' packets, even those
+ * within their rate, nor the router's own neighbour resolution.
  *
  * A range costs 40 (IPv4) or 64 (IPv6) bytes.  The queue of a range with
  * packets waiting is a slot, taken from pages of 64 allocated as the
- * backlog first needs them, so idle ranges, the most of them, cost no
- * queue.  Tables are loaded in chunks over several netlink messages into
- * a table beside the one serving, and replace it at once, under the
- * qdisc lock, when complete (pkt_sched_hishape.h).  The data path and the
+ * backlog first needs them and freed when it drains, counted against
+ * memory_limit, so idle ranges, the most of them, cost no queue.  Tables
+ * are loaded in chunks over several netlink messages into a table beside
+ * the one serving, grown as the chunks arrive (up to max_ranges a family,
+ * a module parameter), dropped if the loader goes quiet, and replace the
+ * serving one when complete (pkt_sched_hishape.h).  What the swap does
+ * under the qdisc lock is bounded by the ranges with packets queued: the
+ * ranges the new table keeps are found beforehand, and keep their queue
+ * and, their rate unchanged, their bucket.  The busiest ranges a dump
+ * shows are kept up to date as packets leave, so a dump, which any user
+ * may ask for, reads ten ranges, not the table.  The data path and the
  * stats dump hold the qdisc lock, dump and change hold RTNL: a table is
  * never read and freed at once, and no RCU is needed.
+ *
+ * One table serves the device: under mq, mqprio or taprio, which make a
+ * qdisc a tx queue, every queue would have a table and every range its
+ * rate once a queue, so hishape refuses to be made there.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -45,7 +56,9 @@
 #include <linux/icmpv6.h>
 #include <linux/rbtree.h>
 #include <linux/sizes.h>
-#include <net/ip.h>
+#include <linux/workqueue.h>
+#include <linux/if_arp.h>
+#include <net/flowkey_skb.h>
 #include <net/ipv6.h>
 #include <net/ndisc.h>
 #include <net/netlink.h>
@@ -59,8 +72,14 @@
 #define HISHAPE_DEFAULT_PASS	1000		/* pfifo's, at txqueuelen 1000 */
 #define HISHAPE_CTRL_LIMIT	128		/* ARP, ND: a burst of them */
 #define HISHAPE_DEFAULT_MEMORY	SZ_32M		/* fq_codel's memory_limit */
-#define HISHAPE_SLOTS_PER_PAGE	64		/* 56-byte slots: one page */
+#define HISHAPE_SLOTS_PER_PAGE	64		/* 64-byte slots: one page */
 #define HISHAPE_TOP_RANGES	10		/* busiest ranges in a dump */
+#define HISHAPE_LOAD_IDLE	(10 * HZ)	/* a load with no step is dropped */
+
+static unsigned int max_ranges = 1U << 20;
+module_param(max_ranges, uint, 0644);
+MODULE_PARM_DESC(max_ranges,
+		 "Ranges a table may hold, per family (default 1048576, at most 16777216)");
 
 /* The queue of a range with packets waiting. */
 struct hishape_slot {
@@ -70,6 +89,8 @@ struct hishape_slot {
 	struct sk_buff	*tail;
 	u32		range;		/* its range; when free, the next free slot */
 	u32		qlen;
+	u32		bytes;		/* qdisc_pkt_len() of its packets */
+	u32		mem;		/* their truesize */
 };
 
 struct hishape_skb_cb {
@@ -100,10 +121,20 @@ struct hishape_sched_data {
 	u32			memory_limit;
 	u32			memory_used;	/* truesize of the skbs queued */
 	struct qdisc_watchdog	watchdog;
+	/* the busiest ranges, most bytes first */
+	u32			top[HISHAPE_TOP_RANGES];
+	u32			ntop;
 
-	/* the load in progress, under RTNL */
+	/* The load in progress: under RTNL and load_lock, which the work
+	 * that drops an idle load takes (it cannot take RTNL, which destroy
+	 * holds while it waits for the work).
+	 */
+	struct mutex		load_lock;
 	struct hishape_table	*staged;
 	u32			load_id;
+	unsigned long		load_touched;	/* jiffies of its last step */
+	size_t			staged_bytes;	/* for the stats dump */
+	struct delayed_work	load_expiry;
 
 	struct tc_hishape_xstats stats;
 };
@@ -122,55 +153,60 @@ static struct hishape_slot *hishape_slot(const struct hishape_sched_data *q,
 
 /* ---- classification ---- */
 
-/* The packet's range, or HISHAPE_NONE: not IP, malformed or in no range. */
+/*
+ * The packet's range, or HISHAPE_NONE: not IP or in no range.  The
+ * address is the flow dissector's, as sch_dfs and cls_lrufq read it: past
+ * VLAN tags, QinQ and PPPoE included.
+ */
 static u32 hishape_classify(const struct hishape_sched_data *q,
 			    const struct hishape_table *t, struct sk_buff *skb)
 {
 	bool dst = q->match == TC_HISHAPE_MATCH_DST;
+	struct hishape_in6 x;
+	struct flowkey k;
+	const u8 *a;
+	__be64 w[2];
+	__be32 v;
 
-	switch (skb_protocol(skb, true)) {
-	case htons(ETH_P_IP): {
-		const struct iphdr *iph;
-
-		if (!t->n4 || !pskb_network_may_pull(skb, sizeof(*iph)))
+	flowkey_from_skb(skb, dst ? TC_FLOWKEY_DST : TC_FLOWKEY_SRC, &k);
+	a = dst ? k.dst : k.src;
+	switch (k.family) {
+	case AF_INET:
+		if (!t->n4)
 			return HISHAPE_NONE;
-		iph = ip_hdr(skb);
-		return hishape_lookup4(t, ntohl(dst ? iph->daddr : iph->saddr));
-	}
-	case htons(ETH_P_IPV6): {
-		struct hishape_in6 x;
-		__be64 w[2];
-
-		if (!t->n6 || !pskb_network_may_pull(skb, sizeof(struct ipv6hdr)))
+		memcpy(&v, a, sizeof(v));
+		return hishape_lookup4(t, be32_to_cpu(v));
+	case AF_INET6:
+		if (!t->n6)
 			return HISHAPE_NONE;
-		/* a copy: the header need not be 8-byte aligned */
-		memcpy(w, dst ? &ipv6_hdr(skb)->daddr : &ipv6_hdr(skb)->saddr,
-		       sizeof(w));
+		memcpy(w, a, sizeof(w));
 		x.hi = be64_to_cpu(w[0]);
 		x.lo = be64_to_cpu(w[1]);
 		return hishape_lookup6(t, &x);
-	}
 	}
 	return HISHAPE_NONE;
 }
 
 /*
- * What the link itself needs: ARP and all else that is not IP, and IPv6
- * neighbour discovery (ICMPv6 133 to 137), which the router sends from its
- * own addresses, in no range.  ND has a hop limit of 255 (RFC 4861), which
- * no forwarded packet has, so a flood cannot pass for it.
+ * What this host needs to reach its neighbours: its own ARP, and its own
+ * IPv6 neighbour discovery (ICMPv6 133 to 137 with the hop limit of 255
+ * RFC 4861 requires).  Its own: the stack made the packet (it came in on
+ * no device), so nothing forwarded or bridged, whatever it carries, can
+ * pass for it and skip the ranges and the default policy.
  */
 static bool hishape_link_control(struct sk_buff *skb)
 {
 	const struct icmp6hdr *ic;
 
-	switch (skb_protocol(skb, true)) {
-	case htons(ETH_P_IP):
+	if (skb->skb_iif)
 		return false;
+	switch (skb_protocol(skb, true)) {
+	case htons(ETH_P_ARP):
+		return true;
 	case htons(ETH_P_IPV6):
 		break;
 	default:
-		return true;
+		return false;
 	}
 	if (!pskb_network_may_pull(skb, sizeof(struct ipv6hdr) + sizeof(*ic)) ||
 	    ipv6_hdr(skb)->nexthdr != IPPROTO_ICMPV6 ||
@@ -183,25 +219,42 @@ static bool hishape_link_control(struct sk_buff *skb)
 
 /* ---- slots ---- */
 
+#define HISHAPE_PAGE_BYTES	(HISHAPE_SLOTS_PER_PAGE * sizeof(struct hishape_slot))
+
+/* What the qdisc holds against memory_limit: its packets, its slots. */
+static u64 hishape_memory(const struct hishape_sched_data *q)
+{
+	return q->memory_used + (u64)q->npages * HISHAPE_PAGE_BYTES;
+}
+
+/* Page @p's slots, free, in front of the free list. */
+static void hishape_page_free_list(struct hishape_sched_data *q, u32 p)
+{
+	struct hishape_slot *page = q->pages[p];
+	u32 base = p * HISHAPE_SLOTS_PER_PAGE, i;
+
+	for (i = 0; i < HISHAPE_SLOTS_PER_PAGE; i++)
+		page[i].range = i + 1 < HISHAPE_SLOTS_PER_PAGE ?
+				base + i + 1 : q->free_slot;
+	q->free_slot = base;
+}
+
 /* A free slot, from a new page of them when none is left. */
-static u32 hishape_slot_get(struct hishape_sched_data *q)
+static u32 hishape_slot_get(struct hishape_sched_data *q, u32 truesize)
 {
 	struct hishape_slot *page;
-	u32 i, base;
+	u32 i;
 
 	if (q->free_slot == HISHAPE_NONE) {
-		if (q->npages == q->pages_max)
+		if (q->npages == q->pages_max ||
+		    hishape_memory(q) + HISHAPE_PAGE_BYTES + truesize >
+		    q->memory_limit)
 			return HISHAPE_NONE;
-		page = kcalloc(HISHAPE_SLOTS_PER_PAGE, sizeof(*page),
-			       GFP_ATOMIC | __GFP_NOWARN);
+		page = kzalloc(HISHAPE_PAGE_BYTES, GFP_ATOMIC | __GFP_NOWARN);
 		if (!page)
 			return HISHAPE_NONE;
-		base = q->npages * HISHAPE_SLOTS_PER_PAGE;
-		for (i = 0; i < HISHAPE_SLOTS_PER_PAGE; i++)
-			page[i].range = i + 1 < HISHAPE_SLOTS_PER_PAGE ?
-					base + i + 1 : HISHAPE_NONE;
-		q->pages[q->npages++] = page;
-		q->free_slot = base;
+		q->pages[q->npages] = page;
+		hishape_page_free_list(q, q->npages++);
 	}
 	i = q->free_slot;
 	q->free_slot = hishape_slot(q, i)->range;
@@ -216,9 +269,25 @@ static void hishape_slot_put(struct hishape_sched_data *q, u32 i)
 	s->head = NULL;
 	s->tail = NULL;
 	s->qlen = 0;
+	s->bytes = 0;
+	s->mem = 0;
 	s->range = q->free_slot;
 	q->free_slot = i;
 	q->backlogged--;
+}
+
+/*
+ * No range has packets queued: the pages the backlog took beyond the
+ * first go back, so a burst's slots are not held for the qdisc's life.
+ */
+static void hishape_slots_shrink(struct hishape_sched_data *q)
+{
+	if (q->backlogged || q->npages <= 1)
+		return;
+	while (q->npages > 1)
+		kfree(q->pages[--q->npages]);
+	q->free_slot = HISHAPE_NONE;
+	hishape_page_free_list(q, 0);
 }
 
 static bool hishape_slot_less(struct rb_node *a, const struct rb_node *b)
@@ -262,13 +331,13 @@ static void hishape_append(struct hishape_sched_data *q, struct Qdisc *sch,
 static bool hishape_shape(struct hishape_sched_data *q, struct Qdisc *sch,
 			  struct sk_buff *skb, u32 idx, u64 now)
 {
-	struct hishape_range *r = &q->table->range[idx];
+	struct hishape_range *r = hishape_range(q->table, idx);
 	struct hishape_slot *s;
 	u32 i = r->slot;
 	u64 time;
 
 	if (i == HISHAPE_NONE) {
-		i = hishape_slot_get(q);
+		i = hishape_slot_get(q, skb->truesize);
 		if (i == HISHAPE_NONE) {
 			q->stats.drop_noslot++;
 			return false;
@@ -296,6 +365,8 @@ static bool hishape_shape(struct hishape_sched_data *q, struct Qdisc *sch,
 	skb->next = NULL;
 	s->tail = skb;
 	s->qlen++;
+	s->bytes += qdisc_pkt_len(skb);
+	s->mem += skb->truesize;
 	hishape_queued(q, sch, skb);
 	return true;
 }
@@ -345,7 +416,7 @@ static int hishape_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct hishape_sched_data *q = qdisc_priv(sch);
 
-	if (unlikely((u64)q->memory_used + skb->truesize > q->memory_limit)) {
+	if (unlikely(hishape_memory(q) + skb->truesize > q->memory_limit)) {
 		q->stats.drop_overmemory++;
 		return qdisc_drop(skb, sch, to_free);
 	}
@@ -371,26 +442,67 @@ static struct sk_buff *hishape_dequeued(struct hishape_sched_data *q,
 	return skb;
 }
 
+/*
+ * Range @idx sent a packet and has @bytes now: keep top[] the busiest
+ * ranges, most first.  One comparison for a range that is not among them
+ * and does not join them; at most HISHAPE_TOP_RANGES steps for one that
+ * is.
+ */
+static void hishape_top_update(struct hishape_sched_data *q,
+			       const struct hishape_table *t, u32 idx,
+			       u64 bytes)
+{
+	u32 n = q->ntop, i;
+
+	if (n == HISHAPE_TOP_RANGES && q->top[n - 1] != idx &&
+	    bytes <= hishape_range(t, q->top[n - 1])->bytes)
+		return;
+	for (i = 0; i < n && q->top[i] != idx; i++)
+		;
+	if (i == n) {
+		if (n < HISHAPE_TOP_RANGES)
+			q->ntop = ++n;
+		i = n - 1;
+	}
+	for (; i && hishape_range(t, q->top[i - 1])->bytes < bytes; i--)
+		q->top[i] = q->top[i - 1];
+	q->top[i] = idx;
+}
+
+/* Take the head packet off slot @s. */
+static struct sk_buff *hishape_slot_pop(struct hishape_slot *s)
+{
+	struct sk_buff *skb = s->head;
+
+	s->head = skb->next;
+	skb_mark_not_on_list(skb);
+	s->qlen--;
+	s->bytes -= qdisc_pkt_len(skb);
+	s->mem -= hishape_skb_cb(skb)->mem;
+	return skb;
+}
+
 /* The head packet of the earliest slot, whose time has come. */
 static struct sk_buff *hishape_release(struct hishape_sched_data *q,
 				       struct hishape_slot *s, u64 now)
 {
-	struct hishape_range *r = &q->table->range[s->range];
-	struct sk_buff *skb = s->head;
-	u32 len = qdisc_pkt_len(skb);
+	struct hishape_range *r = hishape_range(q->table, s->range);
+	struct sk_buff *skb;
+	u32 len;
 
 	rb_erase_cached(&s->node, &q->waiting);
-	s->head = skb->next;
-	skb_mark_not_on_list(skb);
-	s->qlen--;
+	skb = hishape_slot_pop(s);
+	len = qdisc_pkt_len(skb);
 	hishape_rate_charge(&r->rate, now, len);
 	WRITE_ONCE(r->bytes, r->bytes + len);
+	hishape_top_update(q, q->table, s->range, r->bytes);
 	if (s->head) {
 		hishape_wait(q, s, hishape_rate_eligible(&r->rate,
 							 qdisc_pkt_len(s->head)));
 	} else {
 		hishape_slot_put(q, r->slot);
 		r->slot = HISHAPE_NONE;
+		hishape_slots_shrink(q);
 	}
 	return skb;
 }
@@ -446,7 +558,7 @@ static struct sk_buff *hishape_unqueue_all(struct hishape_sched_data *q,
 	*last = NULL;
 	while ((n = rb_first_cached(&q->waiting))) {
 		struct hishape_slot *s = rb_entry(n, struct hishape_slot, node);
-		struct hishape_range *r = &q->table->range[s->range];
+		struct hishape_range *r = hishape_range(q->table, s->range);
 
 		rb_erase_cached(n, &q->waiting);
 		*tail = s->head;
@@ -466,6 +578,7 @@ static void hishape_reset(struct Qdisc *sch)
 
 	if (shaped)
 		rtnl_kfree_skbs(shaped, last);
+	hishape_slots_shrink(q);
 	__qdisc_reset_queue(&q->ctrl);
 	__qdisc_reset_queue(&q->pass);
 	q->memory_used = 0;
@@ -520,14 +633,20 @@ static int hishape_load_begin(struct hishape_sched_data *q,
 			      struct netlink_ext_ack *extack)
 {
 	const struct tc_hishape_load *l = nla_data(attr);
+	u32 cap = min_t(u32, READ_ONCE(max_ranges), HISHAPE_RANGES_MAX);
 	struct hishape_table *t;
 
-	if (l->ranges4 > HISHAPE_RANGES_MAX || l->ranges6 > HISHAPE_RANGES_MAX) {
+	if (l->ranges4 > cap || l->ranges6 > cap) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "More than 16777216 ranges of one family");
+				    "More ranges of one family than the module parameter max_ranges allows");
 		return -E2BIG;
 	}
-	t = hishape_table_alloc(l->ranges4, l->ranges6, GFP_KERNEL_ACCOUNT);
+	/* What is sent is what is allocated, as it arrives: a load may
+	 * announce far more than the machine has, and fail there, not here.
+	 */
+	t = hishape_table_alloc(l->ranges4, l->ranges6,
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+				__GFP_RETRY_MAYFAIL);
 	if (!t) {
 		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the range table");
 		return -ENOMEM;
@@ -542,6 +661,25 @@ static void hishape_load_abort(struct hishape_sched_data *q)
 {
 	hishape_table_free(q->staged);
 	q->staged = NULL;
+}
+
+/* A load whose loader went quiet (it died, or was never going to
+ * finish) is dropped: it would hold its memory until the next load or
+ * the qdisc's end.
+ */
+static void hishape_load_expire(struct work_struct *work)
+{
+	struct hishape_sched_data *q =
+		container_of(to_delayed_work(work), struct hishape_sched_data,
+			     load_expiry);
+
+	mutex_lock(&q->load_lock);
+	if (q->staged &&
+	    time_after_eq(jiffies, q->load_touched + HISHAPE_LOAD_IDLE)) {
+		hishape_load_abort(q);
+		WRITE_ONCE(q->staged_bytes, 0);
+	}
+	mutex_unlock(&q->load_lock);
 }
 
 static bool hishape_load_is(const struct hishape_sched_data *q,
@@ -580,6 +718,10 @@ static void hishape_add_refused(struct netlink_ext_ack *extack,
 	case HISHAPE_ADD_BURST:
 		NL_SET_ERR_MSG_ATTR(extack, attr, "A burst is above 128 MB");
 		break;
+	case HISHAPE_ADD_NOMEM:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "No memory for the range table: the load is dropped");
+		break;
 	case HISHAPE_ADD_OK:
 		break;
 	}
@@ -594,6 +736,7 @@ static int hishape_load_ranges(struct hishape_sched_data *q,
 	const struct tc_hishape_range *rg = nla_data(attr);
 	struct hishape_table *t = q->staged;
 	u32 n = nla_len(attr) / sizeof(*rg), i;
+	int ret = -EINVAL;
 
 	if (!hishape_load_is(q, tb[TCA_HISHAPE_LOAD_ID], extack))
 		return -EINVAL;
@@ -639,13 +782,15 @@ static int hishape_load_ranges(struct hishape_sched_data *q,
 		}
 		if (err) {
 			hishape_add_refused(extack, attr, err);
+			if (err == HISHAPE_ADD_NOMEM)
+				ret = -ENOMEM;
 			goto refused;
 		}
 	}
 	return 0;
 refused:
 	hishape_load_abort(q);
-	return -EINVAL;
+	return ret;
 }
 
 /* Room for a slot per range of the new table: a larger pages[]. */
@@ -667,10 +812,85 @@ static int hishape_grow_pages(struct hishape_sched_data *q,
 }
 
 /*
- * The staged table replaces the one serving.  Its packets waiting in the
- * old ranges are classified again, in the order they would have left,
- * against the new table; those the new table's limits refuse are dropped
- * and the parents told.
+ * Slot @i's range is gone from the new table: its packets are in no range
+ * now, and go as such (the pass queue, or dropped by "default drop" or a
+ * full pass queue) with no look at each: a slot's counts move at once.
+ */
+static void hishape_unrange(struct hishape_sched_data *q, struct Qdisc *sch,
+			    u32 i, struct sk_buff **to_free, u32 *dropped,
+			    u32 *bytes)
+{
+	struct hishape_slot *s = hishape_slot(q, i);
+
+	if (q->dflt == TC_HISHAPE_DEFAULT_PASS &&
+	    q->pass.qlen + s->qlen <= q->pass_limit) {
+		if (q->pass.tail)
+			q->pass.tail->next = s->head;
+		else
+			q->pass.head = s->head;
+		q->pass.tail = s->tail;
+		q->pass.qlen += s->qlen;
+	} else {
+		if (q->dflt == TC_HISHAPE_DEFAULT_DROP)
+			q->stats.drop_default += s->qlen;
+		else
+			q->stats.drop_pass += s->qlen;
+		s->tail->next = *to_free;
+		*to_free = s->head;
+		*dropped += s->qlen;
+		*bytes += s->bytes;
+		q->memory_used -= s->mem;
+		sch->q.qlen -= s->qlen;
+		sch->qstats.backlog -= s->bytes;
+		sch->qstats.drops += s->qlen;
+	}
+	hishape_slot_put(q, i);
+}
+
+/*
+ * Every range with packets queued moves to its place in @t (@map, from
+ * hishape_table_carry()), its queue with it, or out of the ranges.  One
+ * step a slot, no lookup: the work under the root lock is bounded by the
+ * ranges backlogged, whatever the tables' sizes.
+ */
+static void hishape_move_queues(struct hishape_sched_data *q,
+				struct Qdisc *sch, struct hishape_table *t,
+				const u32 *map, struct sk_buff **to_free)
+{
+	struct rb_root_cached moved = RB_ROOT_CACHED;
+	const struct hishape_table *old = q->table;
+	u32 dropped = 0, bytes = 0;
+	struct rb_node *n;
+
+	while ((n = rb_first_cached(&q->waiting))) {
+		struct hishape_slot *s = rb_entry(n, struct hishape_slot, node);
+		u32 i = hishape_range(old, s->range)->slot;
+		u32 j = map[s->range];
+		struct hishape_range *r;
+
+		rb_erase_cached(n, &q->waiting);
+		if (j == HISHAPE_NONE) {
+			hishape_unrange(q, sch, i, to_free, &dropped, &bytes);
+			continue;
+		}
+		r = hishape_range(t, j);
+		r->slot = i;
+		s->range = j;
+		s->time = hishape_rate_eligible(&r->rate,
+						qdisc_pkt_len(s->head));
+		rb_add_cached(&s->node, &moved, hishape_slot_less);
+	}
+	q->waiting = moved;
+	if (dropped)
+		qdisc_tree_reduce_backlog(sch, dropped, bytes);
+}
+
+/*
+ * The staged table replaces the one serving.  What can be done beside
+ * the serving table is: the ranges both tables have are found, and those
+ * of unchanged rate get their buckets (hishape_table_carry(); a range
+ * charged in the moment between keeps a few bytes of credit).  Under the
+ * root lock the queues move, one step a backlogged range.
  */
 static int hishape_load_commit(struct Qdisc *sch, struct nlattr **tb,
 			       struct netlink_ext_ack *extack)
@@ -678,11 +898,8 @@ static int hishape_load_commit(struct Qdisc *sch, struct nlattr **tb,
 	struct hishape_sched_data *q = qdisc_priv(sch);
 	struct hishape_table *old = q->table, *t = q->staged;
 	struct hishape_slot **pages, **old_pages = NULL;
-	struct sk_buff *skb, *next, *last, *to_free = NULL;
-	u32 pages_max, qlen, dropped = 0;
-	struct tc_hishape_xstats seen;
-	unsigned int backlog;
-	u64 now;
+	struct sk_buff *to_free = NULL;
+	u32 pages_max, *map = NULL;
 
 	if (!hishape_load_is(q, tb[TCA_HISHAPE_LOAD_COMMIT], extack))
 		return -EINVAL;
@@ -692,7 +909,17 @@ static int hishape_load_commit(struct Qdisc *sch, struct nlattr **tb,
 		hishape_load_abort(q);
 		return -EINVAL;
 	}
+	if (old) {
+		map = kvmalloc_array(max(hishape_table_size(old), 1U),
+				     sizeof(*map), GFP_KERNEL_ACCOUNT);
+		if (!map) {
+			NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the ranges' map");
+			return -ENOMEM;
+		}
+		hishape_table_carry(old, t, map);
+	}
 	if (hishape_grow_pages(q, t, &pages, &pages_max)) {
+		kvfree(map);
 		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the queues' index");
 		return -ENOMEM;
 	}
@@ -705,36 +932,16 @@ static int hishape_load_commit(struct Qdisc *sch, struct nlattr **tb,
 		q->pages = pages;
 		q->pages_max = pages_max;
 	}
-	skb = hishape_unqueue_all(q, &last);
+	if (old)
+		hishape_move_queues(q, sch, t, map, &to_free);
 	q->table = t;
 	q->staged = NULL;
+	q->ntop = 0;
 	q->stats.loads++;
-	qlen = sch->q.qlen;
-	backlog = sch->qstats.backlog;
-	now = ktime_get_ns();
-	seen = q->stats;
-	for (; skb; skb = next) {
-		next = skb->next;
-		skb_mark_not_on_list(skb);
-		/* out of the old accounting, into the new */
-		hishape_unqueued(q, sch, skb);
-		if (hishape_admit(q, sch, skb, now, &to_free) != NET_XMIT_SUCCESS)
-			dropped++;
-	}
-	/* The packets were counted as they arrived: moving them counts them
-	 * again only where the new table drops them.
-	 */
-	q->stats.lookups = seen.lookups;
-	q->stats.passed = seen.passed;
-	q->stats.control = seen.control;
-	q->stats.conforming = seen.conforming;
-	q->stats.shaped = seen.shaped;
-	if (dropped)
-		qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
-					  backlog - sch->qstats.backlog);
 	sch_tree_unlock(sch);
 
 	kfree_skb_list(to_free);
+	kvfree(map);
 	kvfree(old_pages);
 	hishape_table_free(old);
 	return 0;
@@ -746,7 +953,9 @@ static int hishape_load_commit(struct Qdisc *sch, struct nlattr **tb,
 static void hishape_trim(struct Qdisc *sch)
 {
 	struct hishape_sched_data *q = qdisc_priv(sch);
-	u32 i, dropped = 0, bytes = 0;
+	struct rb_root_cached kept = RB_ROOT_CACHED;
+	u32 dropped = 0, bytes = 0;
+	struct rb_node *n;
 
 	while (q->pass.qlen > q->pass_limit) {
 		struct sk_buff *skb = __qdisc_dequeue_head(&q->pass);
@@ -759,20 +968,15 @@ static void hishape_trim(struct Qdisc *sch)
 		rtnl_kfree_skbs(skb, skb);
 	}
 
-	for (i = 0; i < q->npages * HISHAPE_SLOTS_PER_PAGE; i++) {
-		struct hishape_slot *s = hishape_slot(q, i);
-		struct hishape_range *r;
+	/* every backlogged range, a tree of them rebuilt as they are trimmed */
+	while ((n = rb_first_cached(&q->waiting))) {
+		struct hishape_slot *s = rb_entry(n, struct hishape_slot, node);
+		struct hishape_range *r = hishape_range(q->table, s->range);
 
-		if (!s->head || s->qlen <= q->limit)
-			continue;
-		r = &q->table->range[s->range];
-		rb_erase_cached(&s->node, &q->waiting);
+		rb_erase_cached(n, &q->waiting);
 		while (s->qlen > q->limit) {
-			struct sk_buff *skb = s->head;
+			struct sk_buff *skb = hishape_slot_pop(s);
 
-			s->head = skb->next;
-			skb_mark_not_on_list(skb);
-			s->qlen--;
 			dropped++;
 			bytes += qdisc_pkt_len(skb);
 			hishape_unqueued(q, sch, skb);
@@ -781,11 +985,38 @@ static void hishape_trim(struct Qdisc *sch)
 			q->stats.drop_range++;
 			rtnl_kfree_skbs(skb, skb);
 		}
-		hishape_wait(q, s, hishape_rate_eligible(&r->rate,
-							 qdisc_pkt_len(s->head)));
+		s->time = hishape_rate_eligible(&r->rate, qdisc_pkt_len(s->head));
+		rb_add_cached(&s->node, &kept, hishape_slot_less);
 	}
+	q->waiting = kept;
 	if (dropped)
 		qdisc_tree_reduce_backlog(sch, dropped, bytes);
+}
+
+static int hishape_load_step(struct Qdisc *sch, struct nlattr **tb,
+			     struct netlink_ext_ack *extack)
+{
+	struct hishape_sched_data *q = qdisc_priv(sch);
+	int err = 0;
+
+	if (!tb[TCA_HISHAPE_LOAD_BEGIN] && !tb[TCA_HISHAPE_LOAD_RANGES] &&
+	    !tb[TCA_HISHAPE_LOAD_COMMIT])
+		return 0;
+	mutex_lock(&q->load_lock);
+	if (tb[TCA_HISHAPE_LOAD_BEGIN])
+		err = hishape_load_begin(q, tb[TCA_HISHAPE_LOAD_BEGIN], extack);
+	if (!err && tb[TCA_HISHAPE_LOAD_RANGES])
+		err = hishape_load_ranges(q, tb, extack);
+	if (!err && tb[TCA_HISHAPE_LOAD_COMMIT])
+		err = hishape_load_commit(sch, tb, extack);
+	q->load_touched = jiffies;
+	WRITE_ONCE(q->staged_bytes,
+		   q->staged ? hishape_table_bytes(q->staged) : 0);
+	if (q->staged)
+		mod_delayed_work(system_long_wq, &q->load_expiry,
+				 HISHAPE_LOAD_IDLE);
+	mutex_unlock(&q->load_lock);
+	return err;
 }
 
 static int hishape_change(struct Qdisc *sch, struct nlattr *opt,
@@ -800,21 +1031,9 @@ static int hishape_change(struct Qdisc *sch, struct nlattr *opt,
 		return err;
 
 	/* The load steps first: a step refused changes no parameter. */
-	if (tb[TCA_HISHAPE_LOAD_BEGIN]) {
-		err = hishape_load_begin(q, tb[TCA_HISHAPE_LOAD_BEGIN], extack);
-		if (err)
-			return err;
-	}
-	if (tb[TCA_HISHAPE_LOAD_RANGES]) {
-		err = hishape_load_ranges(q, tb, extack);
-		if (err)
-			return err;
-	}
-	if (tb[TCA_HISHAPE_LOAD_COMMIT]) {
-		err = hishape_load_commit(sch, tb, extack);
-		if (err)
-			return err;
-	}
+	err = hishape_load_step(sch, tb, extack);
+	if (err)
+		return err;
 
 	sch_tree_lock(sch);
 	if (tb[TCA_HISHAPE_MATCH])
@@ -837,11 +1056,45 @@ static int hishape_change(struct Qdisc *sch, struct nlattr *opt,
 
 /* ---- init, destroy ---- */
 
+/*
+ * Made a qdisc per tx queue: below a root that has them (mq, mqprio,
+ * taprio, htb offload), or by such a root as it is made, from
+ * default_qdisc, when its handle is not yet known on the device (what
+ * bpf_qdisc's init tells apart too).  Each would keep a table of its own.
+ */
+static bool hishape_per_queue(const struct Qdisc *sch)
+{
+	struct net_device *dev = qdisc_dev(sch);
+	struct Qdisc *root = rtnl_dereference(dev->qdisc), *p;
+	u32 major = TC_H_MAJ(sch->parent);
+
+	if (sch->parent == TC_H_ROOT)
+		return false;
+	if (root->flags & TCQ_F_MQROOT)
+		return true;
+	if (!(root->flags & TCQ_F_BUILTIN) && root->handle == major)
+		return false;
+	hash_for_each_possible(dev->qdisc_hash, p, hash, major)
+		if (p->handle == major)
+			return false;
+	return true;
+}
+
 static int hishape_init(struct Qdisc *sch, struct nlattr *opt,
 			struct netlink_ext_ack *extack)
 {
 	struct hishape_sched_data *q = qdisc_priv(sch);
 	u32 i;
+
+	/* first: destroy, which a refused init gets, cancels the work */
+	mutex_init(&q->load_lock);
+	INIT_DELAYED_WORK(&q->load_expiry, hishape_load_expire);
+	qdisc_watchdog_init(&q->watchdog, sch);
+	if (hishape_per_queue(sch)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "hishape keeps one table a device and cannot be a qdisc per tx queue (mq, mqprio, taprio): attach it at the root or below a single-queue parent");
+		return -EOPNOTSUPP;
+	}
 
 	q->waiting = RB_ROOT_CACHED;
 	q->free_slot = HISHAPE_NONE;
@@ -853,7 +1106,6 @@ static int hishape_init(struct Qdisc *sch, struct nlattr *opt,
 	q->quantum = psched_mtu(qdisc_dev(sch));
 	for (i = 0; i < HISHAPE_QUEUES; i++)
 		q->deficit[i] = q->quantum;
-	qdisc_watchdog_init(&q->watchdog, sch);
 
 	return opt ? hishape_change(sch, opt, extack) : 0;
 }
@@ -863,49 +1115,29 @@ static void hishape_destroy(struct Qdisc *sch)
 	struct hishape_sched_data *q = qdisc_priv(sch);
 	u32 i;
 
+	cancel_delayed_work_sync(&q->load_expiry);
 	hishape_reset(sch);
 	for (i = 0; i < q->npages; i++)
 		kfree(q->pages[i]);
 	kvfree(q->pages);
 	hishape_table_free(q->table);
 	hishape_table_free(q->staged);
+	mutex_destroy(&q->load_lock);
 }
 
 /* ---- dump ---- */
 
-/* The ranges that sent the most bytes, most first: their count. */
-static u32 hishape_top(const struct hishape_table *t, u32 *idx, u64 *bytes)
-{
-	u32 n = 0, i, j;
-
-	for (i = 0; i < hishape_table_size(t); i++) {
-		u64 b = READ_ONCE(t->range[i].bytes);
-
-		if (!b || (n == HISHAPE_TOP_RANGES && b <= bytes[n - 1]))
-			continue;
-		if (n < HISHAPE_TOP_RANGES)
-			n++;
-		for (j = n - 1; j && bytes[j - 1] < b; j--) {
-			bytes[j] = bytes[j - 1];
-			idx[j] = idx[j - 1];
-		}
-		bytes[j] = b;
-		idx[j] = i;
-	}
-	return n;
-}
-
 static int hishape_dump_range(struct sk_buff *skb,
 			      const struct hishape_table *t, u32 i)
 {
-	const struct hishape_range *r = &t->range[i];
+	const struct hishape_range *r = hishape_range(t, i);
 	struct nlattr *nest = nla_nest_start_noflag(skb, TCA_HISHAPE_TOP_RANGE);
 	__be64 w[4];
 	__be32 v[2];
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (i < t->max4) {
+	if (i < t->n4) {
 		v[0] = cpu_to_be32(t->start4[i]);
 		v[1] = cpu_to_be32(t->end4[i]);
 		if (nla_put_u8(skb, TCA_HISHAPE_TR_FAMILY, AF_INET) ||
@@ -913,7 +1145,7 @@ static int hishape_dump_range(struct sk_buff *skb,
 		    nla_put(skb, TCA_HISHAPE_TR_END, 4, &v[1]))
 			return -EMSGSIZE;
 	} else {
-		i -= t->max4;
+		i -= t->n4;
 		w[0] = cpu_to_be64(t->start6[i].hi);
 		w[1] = cpu_to_be64(t->start6[i].lo);
 		w[2] = cpu_to_be64(t->end6[i].hi);
@@ -934,8 +1166,10 @@ static int hishape_dump_range(struct sk_buff *skb,
 }
 
 /*
- * Under RTNL, not the qdisc lock: the table cannot be replaced meanwhile
- * (commit holds RTNL too); a range's counters are read once each.
+ * Under RTNL: the table cannot be replaced meanwhile (commit holds RTNL
+ * too).  The busiest ranges are copied under the qdisc lock, as dequeue
+ * keeps them; their counters are read once each.  Bounded work, whatever
+ * the table's size: any user may ask for it.
  */
 static int hishape_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
@@ -943,7 +1177,6 @@ static int hishape_dump(struct Qdisc *sch, struct sk_buff *skb)
 	const struct hishape_table *t = q->table;
 	struct nlattr *opts, *top;
 	u32 idx[HISHAPE_TOP_RANGES], n, i;
-	u64 bytes[HISHAPE_TOP_RANGES];
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!opts)
@@ -954,11 +1187,14 @@ static int hishape_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_HISHAPE_PASS_LIMIT, READ_ONCE(q->pass_limit)) ||
 	    nla_put_u32(skb, TCA_HISHAPE_MEMORY_LIMIT,
 			READ_ONCE(q->memory_limit)) ||
-	    nla_put_u32(skb, TCA_HISHAPE_RANGES4, t ? t->max4 : 0) ||
-	    nla_put_u32(skb, TCA_HISHAPE_RANGES6, t ? t->max6 : 0))
+	    nla_put_u32(skb, TCA_HISHAPE_RANGES4, t ? t->n4 : 0) ||
+	    nla_put_u32(skb, TCA_HISHAPE_RANGES6, t ? t->n6 : 0))
 		goto nla_put_failure;
 	if (t) {
-		n = hishape_top(t, idx, bytes);
+		sch_tree_lock(sch);
+		n = q->ntop;
+		memcpy(idx, q->top, n * sizeof(*idx));
+		sch_tree_unlock(sch);
 		top = nla_nest_start_noflag(skb, TCA_HISHAPE_TOP);
 		if (!top)
 			goto nla_put_failure;
@@ -982,11 +1218,10 @@ static int hishape_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st = q->stats;
 	st.ranges = q->table ? hishape_table_size(q->table) : 0;
 	st.backlogged = q->backlogged;
-	st.memory_usage = q->memory_used +
-		(u64)q->npages * HISHAPE_SLOTS_PER_PAGE * sizeof(struct hishape_slot) +
+	st.memory_usage = hishape_memory(q) +
 		(u64)q->pages_max * sizeof(*q->pages) +
 		(q->table ? hishape_table_bytes(q->table) : 0) +
-		(q->staged ? hishape_table_bytes(q->staged) : 0);
+		READ_ONCE(q->staged_bytes);
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

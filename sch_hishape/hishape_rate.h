@@ -20,6 +20,7 @@
 #ifndef _HISHAPE_RATE_H
 #define _HISHAPE_RATE_H
 
+#include <linux/compiler.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -101,11 +102,14 @@ static inline bool hishape_rate_fits(const struct hishape_rate *r, u64 now,
 	return hishape_rate_eligible(r, len) <= now;
 }
 
-/* Take len bytes from the bucket: the caller checked they fit. */
+/* Take len bytes from the bucket: the caller checked they fit.  tat is
+ * written once: a reload reads it beside the data path
+ * (hishape_table_carry()).
+ */
 static inline void hishape_rate_charge(struct hishape_rate *r, u64 now,
 				       u32 len)
 {
-	r->tat = max(r->tat, now) + hishape_rate_ns(r, len);
+	WRITE_ONCE(r->tat, max(r->tat, now) + hishape_rate_ns(r, len));
 }
 
 #endif /* _HISHAPE_RATE_H */

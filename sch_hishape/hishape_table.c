@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Building the range table of sch_hishape (hishape_table.h): allocated
- * for the counts the loader announces, filled in ascending order, every
- * range checked as it is added, so a table is never complete and wrong.
+ * Building the range table of sch_hishape (hishape_table.h): grown as the
+ * loader's ranges arrive, filled in ascending order, every range checked
+ * as it is added, so a table is never complete and wrong.
  */
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "hishape_table.h"
+
+/* The first arrays a family gets: a page of IPv4 starts.  The unit tests
+ * start smaller, to grow tables of a few ranges.
+ */
+#ifndef HISHAPE_CAP_MIN
+#define HISHAPE_CAP_MIN		1024
+#endif
 
 struct hishape_table *hishape_table_alloc(u32 max4, u32 max6, gfp_t gfp)
 {
@@ -19,16 +27,7 @@ struct hishape_table *hishape_table_alloc(u32 max4, u32 max6, gfp_t gfp)
 		return NULL;
 	t->max4 = max4;
 	t->max6 = max6;
-	/* kvcalloc() of nothing gives ZERO_SIZE_PTR, which kvfree() takes */
-	t->start4 = kvcalloc(max4, sizeof(*t->start4), gfp);
-	t->end4 = kvcalloc(max4, sizeof(*t->end4), gfp);
-	t->start6 = kvcalloc(max6, sizeof(*t->start6), gfp);
-	t->end6 = kvcalloc(max6, sizeof(*t->end6), gfp);
-	t->range = kvcalloc((size_t)max4 + max6, sizeof(*t->range), gfp);
-	if (!t->start4 || !t->end4 || !t->start6 || !t->end6 || !t->range) {
-		hishape_table_free(t);
-		return NULL;
-	}
+	t->gfp = gfp;
 	return t;
 }
 
@@ -38,18 +37,84 @@ void hishape_table_free(struct hishape_table *t)
 		return;
 	kvfree(t->start4);
 	kvfree(t->end4);
+	kvfree(t->range4);
 	kvfree(t->start6);
 	kvfree(t->end6);
-	kvfree(t->range);
+	kvfree(t->range6);
 	kfree(t);
 }
 
 size_t hishape_table_bytes(const struct hishape_table *t)
 {
 	return sizeof(*t) +
-	       (size_t)t->max4 * (2 * sizeof(u32) + sizeof(*t->range)) +
-	       (size_t)t->max6 * (2 * sizeof(struct hishape_in6) +
-				  sizeof(*t->range));
+	       (size_t)t->cap4 * (2 * sizeof(u32) + sizeof(struct hishape_range)) +
+	       (size_t)t->cap6 * (2 * sizeof(struct hishape_in6) +
+				  sizeof(struct hishape_range));
+}
+
+/* Room for twice the ranges, or all that were announced if fewer. */
+static u32 hishape_next_cap(u32 cap, u32 max)
+{
+	return min_t(u64, max_t(u64, 2ULL * cap, HISHAPE_CAP_MIN), max);
+}
+
+/*
+ * Arrays of @cap elements with the @n of @old in front.  All three of a
+ * family are made before any replaces its old one, so a failure leaves
+ * the table as it was.
+ */
+static bool hishape_grow(void **arr[3], const size_t size[3], u32 n, u32 cap,
+			 gfp_t gfp)
+{
+	void *p[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		p[i] = kvcalloc(cap, size[i], gfp);
+		if (!p[i]) {
+			while (i--)
+				kvfree(p[i]);
+			return false;
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		if (n)
+			memcpy(p[i], *arr[i], (size_t)n * size[i]);
+		kvfree(*arr[i]);
+		*arr[i] = p[i];
+	}
+	return true;
+}
+
+static bool hishape_grow4(struct hishape_table *t)
+{
+	void **arr[3] = { (void **)&t->start4, (void **)&t->end4,
+			  (void **)&t->range4 };
+	static const size_t size[3] = {
+		sizeof(u32), sizeof(u32), sizeof(struct hishape_range),
+	};
+	u32 cap = hishape_next_cap(t->cap4, t->max4);
+
+	if (!hishape_grow(arr, size, t->n4, cap, t->gfp))
+		return false;
+	t->cap4 = cap;
+	return true;
+}
+
+static bool hishape_grow6(struct hishape_table *t)
+{
+	void **arr[3] = { (void **)&t->start6, (void **)&t->end6,
+			  (void **)&t->range6 };
+	static const size_t size[3] = {
+		sizeof(struct hishape_in6), sizeof(struct hishape_in6),
+		sizeof(struct hishape_range),
+	};
+	u32 cap = hishape_next_cap(t->cap6, t->max6);
+
+	if (!hishape_grow(arr, size, t->n6, cap, t->gfp))
+		return false;
+	t->cap6 = cap;
+	return true;
 }
 
 static enum hishape_add_err hishape_check_rate(u64 rate, u32 burst)
@@ -83,9 +148,11 @@ enum hishape_add_err hishape_table_add4(struct hishape_table *t, u32 start,
 	err = hishape_check_rate(rate, burst);
 	if (err)
 		return err;
+	if (t->n4 == t->cap4 && !hishape_grow4(t))
+		return HISHAPE_ADD_NOMEM;
 	t->start4[t->n4] = start;
 	t->end4[t->n4] = end;
-	hishape_range_init(&t->range[t->n4], rate, burst);
+	hishape_range_init(&t->range4[t->n4], rate, burst);
 	t->n4++;
 	return HISHAPE_ADD_OK;
 }
@@ -106,9 +173,64 @@ enum hishape_add_err hishape_table_add6(struct hishape_table *t,
 	err = hishape_check_rate(rate, burst);
 	if (err)
 		return err;
+	if (t->n6 == t->cap6 && !hishape_grow6(t))
+		return HISHAPE_ADD_NOMEM;
 	t->start6[t->n6] = *start;
 	t->end6[t->n6] = *end;
-	hishape_range_init(&t->range[t->max4 + t->n6], rate, burst);
+	hishape_range_init(&t->range6[t->n6], rate, burst);
 	t->n6++;
 	return HISHAPE_ADD_OK;
+}
+
+static bool hishape_same_rate(const struct hishape_rate *a,
+			      const struct hishape_rate *b)
+{
+	return a->mult == b->mult && a->shift == b->shift &&
+	       a->burst == b->burst;
+}
+
+/* A range of @old kept by @t: @map says where, and its bucket goes with
+ * it if its rate did not change.  tat is read once: the data path may be
+ * charging the old range meanwhile.
+ */
+static void hishape_carry_one(const struct hishape_table *old, u32 i,
+			      struct hishape_table *t, u32 j, u32 *map)
+{
+	const struct hishape_range *a = hishape_range(old, i);
+	struct hishape_range *b = hishape_range(t, j);
+
+	map[i] = j;
+	if (hishape_same_rate(&a->rate, &b->rate))
+		b->rate.tat = READ_ONCE(a->rate.tat);
+}
+
+/*
+ * What a reload keeps: for each range of @old, map[] gets the index of the
+ * range of @t with the same bounds, or HISHAPE_NONE; a range kept with its
+ * rate and burst keeps its bucket, so a reload gives no range a fresh
+ * burst.  Both tables complete; one merge of the sorted starts, O(n).
+ */
+void hishape_table_carry(const struct hishape_table *old,
+			 struct hishape_table *t, u32 *map)
+{
+	u32 i, j;
+
+	for (i = 0, j = 0; i < old->n4; i++) {
+		map[i] = HISHAPE_NONE;
+		while (j < t->n4 && t->start4[j] < old->start4[i])
+			j++;
+		if (j < t->n4 && t->start4[j] == old->start4[i] &&
+		    t->end4[j] == old->end4[i])
+			hishape_carry_one(old, i, t, j, map);
+	}
+	for (i = 0, j = 0; i < old->n6; i++) {
+		const struct hishape_in6 *s = &old->start6[i];
+
+		map[old->n4 + i] = HISHAPE_NONE;
+		while (j < t->n6 && !hishape_in6_le(s, &t->start6[j]))
+			j++;
+		if (j < t->n6 && hishape_in6_le(&t->start6[j], s) &&
+		    !memcmp(&t->end6[j], &old->end6[i], sizeof(*s)))
+			hishape_carry_one(old, old->n4 + i, t, t->n4 + j, map);
+	}
 }

@@ -13,6 +13,10 @@
  * published whole and never changed but for the state of its ranges: a
  * reload builds another table beside it.
  *
+ * The arrays grow as ranges arrive, doubling up to the count the load
+ * announced: a load that announces 2^24 ranges and sends ten holds ten,
+ * so what a table costs is what was sent, not what was claimed.
+ *
  * Per range: 8 bytes of IPv4 bounds or 32 of IPv6, and a struct
  * hishape_range of 32; 40 and 64 bytes in all.
  */
@@ -42,15 +46,22 @@ struct hishape_range {
 	u32	slot;		/* the qdisc's backlog slot, or HISHAPE_NONE */
 };
 
+/*
+ * A range's index: IPv4 ranges at [0, n4), IPv6 ranges at [n4, n4 + n6);
+ * hishape_range() finds its state.  Indices are stable once the table is
+ * complete, the only time the qdisc uses them.
+ */
 struct hishape_table {
 	u32	n4, n6;		/* ranges added so far */
 	u32	max4, max6;	/* ranges the table holds when complete */
+	u32	cap4, cap6;	/* ranges the arrays have room for */
+	gfp_t	gfp;		/* for growing them */
 	u32	*start4;	/* ascending */
 	u32	*end4;
+	struct hishape_range *range4;
 	struct hishape_in6 *start6;
 	struct hishape_in6 *end6;
-	/* IPv4 ranges at [0, max4), IPv6 ranges at [max4, max4 + max6) */
-	struct hishape_range *range;
+	struct hishape_range *range6;
 };
 
 /* Why hishape_table_add*() refused a range. */
@@ -61,6 +72,7 @@ enum hishape_add_err {
 	HISHAPE_ADD_UNSORTED,	/* start not above the previous range's end */
 	HISHAPE_ADD_RATE,	/* rate outside [RATE_MIN, RATE_MAX] */
 	HISHAPE_ADD_BURST,	/* burst above HISHAPE_BURST_MAX */
+	HISHAPE_ADD_NOMEM,	/* no memory to grow the table */
 };
 
 struct hishape_table *hishape_table_alloc(u32 max4, u32 max6, gfp_t gfp);
@@ -73,6 +85,8 @@ enum hishape_add_err hishape_table_add6(struct hishape_table *t,
 					const struct hishape_in6 *start,
 					const struct hishape_in6 *end,
 					u64 rate, u32 burst);
+void hishape_table_carry(const struct hishape_table *old,
+			 struct hishape_table *t, u32 *map);
 
 static inline bool hishape_table_complete(const struct hishape_table *t)
 {
@@ -81,7 +95,13 @@ static inline bool hishape_table_complete(const struct hishape_table *t)
 
 static inline u32 hishape_table_size(const struct hishape_table *t)
 {
-	return t->max4 + t->max6;
+	return t->n4 + t->n6;
+}
+
+static inline struct hishape_range *
+hishape_range(const struct hishape_table *t, u32 idx)
+{
+	return idx < t->n4 ? &t->range4[idx] : &t->range6[idx - t->n4];
 }
 
 static inline bool hishape_in6_le(const struct hishape_in6 *a,
@@ -142,7 +162,7 @@ static inline u32 hishape_lookup6(const struct hishape_table *t,
 	u32 i = hishape_last_le6(t->start6, t->n6, addr);
 
 	return i != HISHAPE_NONE && hishape_in6_le(addr, &t->end6[i]) ?
-	       t->max4 + i : HISHAPE_NONE;
+	       t->n4 + i : HISHAPE_NONE;
 }
 
 #endif /* _HISHAPE_TABLE_H */

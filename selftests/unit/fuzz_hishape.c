@@ -56,6 +56,78 @@ static u128 pick(struct input *in, const u128 *s, const u128 *e, u32 n,
 	return (base + d - 1) & space;
 }
 
+/*
+ * A reload of @old (complete as far as it got): each range kept, kept at
+ * another rate, narrowed or dropped, as the input says.  The map must
+ * name, for each old range, the new one of the same bounds, and only a
+ * range of the same rate may carry its bucket.
+ */
+static void fuzz_carry(struct input *in, struct hishape_table *old, u32 n4,
+		       u32 n6)
+{
+	enum { KEEP, BURST, NARROW, DROP };
+	u32 map[2 * NMAX], want[2 * NMAX], i, m4 = 0, m6 = 0;
+	struct hishape_table *t;
+	u8 how[2 * NMAX];
+
+	for (i = 0; i < n4 + n6; i++) {
+		bool one = i < n4 ? old->start4[i] == old->end4[i] :
+			   !memcmp(&old->start6[i - n4], &old->end6[i - n4],
+				   sizeof(struct hishape_in6));
+
+		how[i] = get(in, 1) % 4;
+		if (how[i] == NARROW && one)
+			how[i] = DROP;
+		hishape_range(old, i)->rate.tat = i + 1;
+		if (how[i] != DROP)
+			i < n4 ? m4++ : m6++;
+	}
+	t = hishape_table_alloc(m4, m6, GFP_KERNEL);
+	FUZZ_ASSERT(t);
+	for (i = 0; i < n4 + n6; i++) {
+		const struct hishape_range *r = hishape_range(old, i);
+		struct hishape_range *nr;
+		u32 j;
+
+		want[i] = HISHAPE_NONE;
+		if (how[i] == DROP)
+			continue;
+		if (i < n4) {
+			u32 e = old->end4[i] - (how[i] == NARROW);
+
+			j = t->n4;
+			FUZZ_ASSERT(!hishape_table_add4(t, old->start4[i], e,
+							1000, 0));
+			nr = &t->range4[j];
+		} else {
+			struct hishape_in6 e = old->end6[i - n4];
+
+			if (how[i] == NARROW && !e.lo--)
+				e.hi--;
+			j = m4 + t->n6;
+			FUZZ_ASSERT(!hishape_table_add6(t, &old->start6[i - n4],
+							&e, 1000, 0));
+			nr = &t->range6[t->n6 - 1];
+		}
+		/* the old rate exactly, or its burst one byte off */
+		nr->rate = r->rate;
+		nr->rate.tat = 0;
+		if (how[i] == BURST)
+			nr->rate.burst = r->rate.burst ? r->rate.burst - 1 : 1;
+		if (how[i] != NARROW)
+			want[i] = j;
+	}
+	FUZZ_ASSERT(hishape_table_complete(t));
+	hishape_table_carry(old, t, map);
+	for (i = 0; i < n4 + n6; i++) {
+		FUZZ_ASSERT(map[i] == want[i]);
+		if (want[i] != HISHAPE_NONE)
+			FUZZ_ASSERT(hishape_range(t, want[i])->rate.tat ==
+				    (how[i] == KEEP ? i + 1 : 0));
+	}
+	hishape_table_free(t);
+}
+
 static void fuzz_table(struct input *in)
 {
 	u32 max4 = get(in, 1) % (NMAX + 1), max6 = get(in, 1) % (NMAX + 1);
@@ -125,7 +197,7 @@ static void fuzz_table(struct input *in)
 	FUZZ_ASSERT(t->n4 == n4 && t->n6 == n6);
 	for (i = 0; i < n4; i++)
 		FUZZ_ASSERT(t->start4[i] == s4[i] && t->end4[i] == e4[i] &&
-			    t->range[i].slot == HISHAPE_NONE);
+			    hishape_range(t, i)->slot == HISHAPE_NONE);
 	for (i = 0; i < n6; i++)
 		FUZZ_ASSERT(to128(&t->start6[i]) == s6[i] &&
 			    to128(&t->end6[i]) == e6[i]);
@@ -141,10 +213,11 @@ static void fuzz_table(struct input *in)
 				want4 = k;
 		for (k = 0; k < n6; k++)
 			if (s6[k] <= a6 && a6 <= e6[k])
-				want6 = max4 + k;
+				want6 = n4 + k;
 		FUZZ_ASSERT(hishape_lookup4(t, a4) == want4);
 		FUZZ_ASSERT(hishape_lookup6(t, &x) == want6);
 	}
+	fuzz_carry(in, t, n4, n6);
 	hishape_table_free(t);
 }
 

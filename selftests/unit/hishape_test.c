@@ -239,7 +239,7 @@ static u32 linear6(const struct hishape_table *t, const struct hishape_in6 *a)
 
 	for (i = 0; i < t->n6; i++)
 		if (hishape_in6_le(&t->start6[i], a) && hishape_in6_le(a, &t->end6[i]))
-			return t->max4 + i;
+			return t->n4 + i;
 	return HISHAPE_NONE;
 }
 
@@ -309,23 +309,104 @@ static void test_lookup_random(void)
 	CHECK(!bad, "%u of %u lookups differ from the linear search", bad, checked);
 }
 
-/* Every allocation of a table failing in turn: NULL, nothing leaked. */
-static void test_table_nomem(void)
+/*
+ * A table grows as ranges arrive: one that announces the most ranges and
+ * gets a few holds a few.  Each growth failing in turn: the range
+ * refused with HISHAPE_ADD_NOMEM, the table as it was, nothing leaked.
+ */
+static void test_table_grow(void)
 {
+	struct hishape_table *t = hishape_table_alloc(HISHAPE_RANGES_MAX,
+						      HISHAPE_RANGES_MAX,
+						      GFP_KERNEL);
 	unsigned long every;
+	u32 i, bad = 0;
 
-	for (every = 1; every <= 6; every++) {
-		struct hishape_table *t;
+	CHECK(t, "a table of the most ranges");
+	if (!t)
+		return;
+	for (i = 0; i < 10; i++) {
+		struct hishape_in6 a = in6(i, 0);
 
-		dfs_user_allocs = 0;
-		dfs_user_alloc_fail_every = every;
-		t = hishape_table_alloc(10, 10, GFP_KERNEL);
-		dfs_user_alloc_fail_every = 0;
-		CHECK(!t, "allocation %lu failing still gave a table", every);
-		hishape_table_free(t);
+		hishape_table_add4(t, 10 * i, 10 * i + 5, 1000, 0);
+		hishape_table_add6(t, &a, &a, 1000, 0);
 	}
+	CHECK(hishape_table_bytes(t) <= sizeof(*t) + 16 * (40 + 64),
+	      "10 ranges of each family announced as 2^24 take %zu bytes",
+	      hishape_table_bytes(t));
+	for (i = 0; i < 10; i++)
+		bad += hishape_lookup4(t, 10 * i + 3) != i;
+	CHECK(!bad, "lookups after growing");
+	hishape_table_free(t);
+
 	CHECK(!hishape_table_alloc(HISHAPE_RANGES_MAX + 1, 0, GFP_KERNEL),
 	      "more ranges than the bound");
+	dfs_user_allocs = 0;
+	dfs_user_alloc_fail_every = 1;
+	t = hishape_table_alloc(1, 1, GFP_KERNEL);
+	dfs_user_alloc_fail_every = 0;
+	CHECK(!t, "the table itself not allocated");
+
+	for (every = 1; every <= 4; every++) {
+		enum hishape_add_err err = HISHAPE_ADD_OK;
+		u32 n;
+
+		t = hishape_table_alloc(100, 0, GFP_KERNEL);
+		dfs_user_allocs = 0;
+		dfs_user_alloc_fail_every = every;
+		for (n = 0; n < 100 && !err; n++)
+			err = hishape_table_add4(t, 2 * n, 2 * n, 1000, 0);
+		dfs_user_alloc_fail_every = 0;
+		CHECK(err == HISHAPE_ADD_NOMEM, "allocation %lu failing: %d",
+		      every, err);
+		CHECK(t->n4 == n - 1, "the refused range not added");
+		for (i = 0; i < t->n4; i++)
+			bad += hishape_lookup4(t, 2 * i) != i;
+		CHECK(!bad, "the ranges before the failure kept");
+		hishape_table_free(t);
+	}
+}
+
+/* What a reload keeps: the ranges of the same bounds, and the bucket of
+ * those of the same rate too.
+ */
+static void test_table_carry(void)
+{
+	struct hishape_table *old = hishape_table_alloc(4, 2, GFP_KERNEL);
+	struct hishape_table *t = hishape_table_alloc(4, 2, GFP_KERNEL);
+	struct hishape_in6 a = in6(1, 0), b = in6(1, 9), c = in6(2, 0);
+	u32 map[6];
+
+	/* old: [0,9] [10,19] [20,29] [40,49]; v6 [a,b] [c,c] */
+	hishape_table_add4(old, 0, 9, 1000, 0);
+	hishape_table_add4(old, 10, 19, 1000, 0);
+	hishape_table_add4(old, 20, 29, 1000, 0);
+	hishape_table_add4(old, 40, 49, 1000, 0);
+	hishape_table_add6(old, &a, &b, 1000, 0);
+	hishape_table_add6(old, &c, &c, 1000, 0);
+	/* new: [0,9] same; [10,19] at another rate; [20,25] narrower;
+	 * [30,39] new; [40,49] another burst; v6 [a,a] narrower, [c,c] same
+	 */
+	hishape_table_add4(t, 0, 9, 1000, 0);
+	hishape_table_add4(t, 10, 19, 2000, 0);
+	hishape_table_add4(t, 20, 25, 1000, 0);
+	hishape_table_add4(t, 40, 49, 1000, 3000);
+	hishape_table_add6(t, &a, &a, 1000, 0);
+	hishape_table_add6(t, &c, &c, 1000, 0);
+	for (u32 i = 0; i < 6; i++)
+		hishape_range(old, i)->rate.tat = 100 + i;
+
+	hishape_table_carry(old, t, map);
+	CHECK(map[0] == 0 && map[1] == 1 && map[2] == HISHAPE_NONE &&
+	      map[3] == 3 && map[4] == HISHAPE_NONE && map[5] == 5,
+	      "map %u %u %u %u %u %u", map[0], map[1], map[2], map[3],
+	      map[4], map[5]);
+	CHECK(hishape_range(t, 0)->rate.tat == 100, "same rate: bucket kept");
+	CHECK(hishape_range(t, 1)->rate.tat == 0, "new rate: a fresh bucket");
+	CHECK(hishape_range(t, 3)->rate.tat == 0, "new burst: a fresh bucket");
+	CHECK(hishape_range(t, 5)->rate.tat == 105, "IPv6: bucket kept");
+	hishape_table_free(old);
+	hishape_table_free(t);
 }
 
 int main(void)
@@ -337,6 +418,7 @@ int main(void)
 	TEST(test_add_refusals);
 	TEST(test_lookup4_edges);
 	TEST(test_lookup_random);
-	TEST(test_table_nomem);
+	TEST(test_table_grow);
+	TEST(test_table_carry);
 	return unit_summary("hishape_test");
 }
