@@ -11,17 +11,20 @@
  * RTM_NEWQDISC "change" (the first may ride on the "add"):
  *
  *   1. TCA_HISHAPE_LOAD_BEGIN: the load's id (any value the loader picks)
- *      and the number of IPv4 and IPv6 ranges.  The kernel allocates an
- *      empty table beside the one serving; a BEGIN drops any earlier load
- *      not committed.
+ *      and the number of IPv4 and IPv6 ranges (E2BIG beyond the module's
+ *      max_ranges).  The kernel makes an empty table beside the one
+ *      serving, which takes memory as ranges arrive; a BEGIN drops any
+ *      earlier load not committed, and so does 10 s with no step.
  *   2. TCA_HISHAPE_LOAD_ID, TCA_HISHAPE_LOAD_OFFSET and TCA_HISHAPE_LOAD_RANGES
  *      as often as needed: ranges in ascending order within each family,
  *      OFFSET the number of ranges sent before this chunk, so a lost or
  *      repeated chunk is refused rather than shifting the table.  Each
  *      range is checked as it is added; a refused chunk ends the load.
  *   3. TCA_HISHAPE_LOAD_COMMIT with the id: the table, complete, replaces
- *      the one serving at once; packets queued in the old ranges are
- *      classified again into the new ones.
+ *      the one serving at once.  Packets queued in an old range stay
+ *      queued in the new range of the same bounds, which keeps the old
+ *      one's bucket if its rate and burst are the same; those of a range
+ *      the new table lacks are then in no range.
  *
  * Until the commit the old table serves, unchanged.
  */
