@@ -137,10 +137,13 @@ for i in range(100000):
     print("%d.%d.%d.%d/30 %dkbit" % (a >> 24, a >> 16 & 255, a >> 8 & 255,
                                       a & 255, 64 + i % 1000))
 EOF
-# dump_ms: what a dump of d-big's qdiscs takes, ms, over 300 of them
+# dump_ms: what a dump of d-big's qdiscs takes, ms, the mean of 1000.
+# f88d219 scanned the table in each: 1.22 ms with 3 ranges, 1.69 with
+# 100,003 in the 6.1 guest, where a dump that reads ten ranges is within
+# 5% either way.
 dump_ms()
 {
-	in_ns r python3 -S "$TOOLS/qdisc_dumps.py" --dev d-big --count 300 |
+	in_ns r python3 -S "$TOOLS/qdisc_dumps.py" --dev d-big --count 1000 |
 		python3 -S -c 'import json, sys; print(json.load(sys.stdin)["ms_per_dump"])'
 }
 in_ns r tc qdisc change dev d-big root handle 1: hishape ranges "$TMP/small"
@@ -150,7 +153,7 @@ in_ns r tc qdisc change dev d-big root handle 1: hishape ranges "$TMP/big"
 check_err $? "a table of 100,003 ranges"
 big_ms=$(dump_ms)
 log_info "a dump of hishape: $small_ms ms with 3 ranges, $big_ms ms with 100,003"
-awk -v s="$small_ms" -v b="$big_ms" 'BEGIN { exit !(b > 0 && b <= 1.5 * s + 0.5) }'
+awk -v s="$small_ms" -v b="$big_ms" 'BEGIN { exit !(b > 0 && b <= 1.2 * s + 0.05) }'
 check_err $? "a dump of 100,003 ranges takes $big_ms ms, of 3 $small_ms ms"
 log_test "hishape: a dump costs the same whatever the table's size"
 
