@@ -6,6 +6,7 @@
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -196,19 +197,28 @@ static bool lrufq_pin_stale(const struct lrufq_entry *e, u64 now)
 	return now - e->win_start >= 2 * LRUFQ_RATE_WINDOW_NS;
 }
 
-/* The slot a new flow takes: a free one, else the lowest entry not
- * pinned (a pinned one silent for two windows is pinned no more), else
- * none.
+/*
+ * The slot a new flow takes: a free one, else the lowest entry not pinned
+ * (a pinned one silent for two windows is pinned no more), else none.
+ * A pinned entry met at the bottom goes to the top, as if seen, so the
+ * next look starts past it: each miss looks at LRUFQ_EVICT_SCAN entries
+ * at most, however many are pinned, where walking up past every pinned
+ * one cost a miss the whole cache under the filter's lock once the
+ * bottom of the list was pinned.  A flow at the pin rate is seen often
+ * and sits near the top anyway; one that stops goes stale in two windows
+ * and is evicted when it next reaches the bottom.
  */
 static u32 lrufq_victim(struct lrufq_lru *l, u64 now)
 {
-	u32 i;
+	u32 i, n = min_t(u32, l->size, LRUFQ_EVICT_SCAN);
 
 	if (l->used < l->size)
 		return l->used++;
-	for (i = l->bottom; i != LRUFQ_NIL; i = l->e[i].prev) {
-		struct lrufq_entry *e = &l->e[i];
+	for (;;) {
+		struct lrufq_entry *e;
 
+		i = l->bottom;
+		e = &l->e[i];
 		if (!e->pinned)
 			break;
 		if (lrufq_pin_stale(e, now)) {
@@ -216,9 +226,11 @@ static u32 lrufq_victim(struct lrufq_lru *l, u64 now)
 			break;
 		}
 		l->stats.pin_skips++;
+		if (!--n)
+			return LRUFQ_NIL;
+		lrufq_unlink(l, i);
+		lrufq_push_top(l, i);
 	}
-	if (i == LRUFQ_NIL)
-		return LRUFQ_NIL;
 	lrufq_unlink(l, i);
 	lrufq_hash_del(l, i);
 	l->stats.evictions++;

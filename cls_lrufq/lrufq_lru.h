@@ -20,8 +20,9 @@
  * Pinning (the paper's suggested improvement): with a pin rate set, each
  * cached flow's arrival rate is measured over LRUFQ_RATE_WINDOW_NS, and a
  * flow measured at the pin rate or above is passed over by eviction, which
- * takes the lowest flow that is not pinned.  A pinned flow that went
- * silent for a window is no longer pinned.
+ * takes the lowest flow that is not pinned among the LRUFQ_EVICT_SCAN
+ * lowest, moving the pinned ones it passes to the top.  A pinned flow
+ * that went silent for two windows is no longer pinned.
  *
  * Entries are array slots linked by index; the caller serialises all
  * calls (the classifier holds a spinlock).
@@ -37,6 +38,8 @@
 
 #define LRUFQ_NIL		U32_MAX
 #define LRUFQ_RATE_WINDOW_NS	(100 * NSEC_PER_MSEC)
+/* Entries a miss looks at for one to evict: a bound on its cost. */
+#define LRUFQ_EVICT_SCAN	8
 /* The sliding estimate counts time in units of 1.024 us: a count (u32)
  * times a window of at most 60 s (26 bits) fits in 64 bits.
  */

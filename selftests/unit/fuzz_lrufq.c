@@ -126,18 +126,23 @@ static bool ref_packet(struct ref_lru *r, u32 key, u32 len, u64 now, u32 rnd)
 	if (r->used < r->size) {
 		v = r->used++;
 	} else {
-		/* from the bottom: the first not pinned, or pinned but
-		 * silent for two windows
+		/* the bottom if not pinned, or pinned but silent for two
+		 * windows; a pinned one goes to the top and the next is
+		 * looked at, LRUFQ_EVICT_SCAN at most
 		 */
-		for (v = r->size; v-- > 0;) {
+		u32 n = r->size < LRUFQ_EVICT_SCAN ? r->size : LRUFQ_EVICT_SCAN;
+
+		for (;;) {
+			v = r->size - 1;
 			if (!r->e[v].pinned)
 				break;
 			if (now - r->e[v].win_start >= 2 * LRUFQ_RATE_WINDOW_NS)
 				break;
 			r->stats.pin_skips++;
+			if (!--n)
+				goto low;
+			ref_to_top(r, v);
 		}
-		if (v == U32_MAX)
-			goto low;
 		r->stats.evictions++;
 	}
 	r->e[v] = (struct ref_entry){ .key = key, .count = 1,

@@ -318,6 +318,35 @@ static void test_pin(void)
 	lrufq_lru_free(&l);
 }
 
+/*
+ * Every entry of a cache larger than LRUFQ_EVICT_SCAN pinned: a miss looks
+ * at LRUFQ_EVICT_SCAN entries and no more, however many misses come, and
+ * the ones it passes go to the top, so a later miss looks at others.
+ */
+static void test_pin_bounded(void)
+{
+	struct lrufq_lru l;
+	u64 t = 0, skips;
+	int i, f;
+
+	CHECK(!lrufq_lru_init(&l, 64, 1000, U32_MAX, 0, 1000), "init");
+	for (i = 0; i < 150; i++, t += MS)
+		for (f = 1; f <= 64; f++)
+			pkt(&l, f, 100, t, ALWAYS);
+	CHECK(l.pinned == 64, "all 64 pinned (%u)", l.pinned);
+	skips = l.stats.pin_skips;
+	for (f = 1000; f < 1100; f++) {
+		pkt(&l, f, 100, t, ALWAYS);
+		CHECK(!cached(&l, f), "flow %d evicted a live pin", f);
+	}
+	CHECK(l.stats.pin_skips - skips == 100 * LRUFQ_EVICT_SCAN,
+	      "100 misses looked at %llu pinned entries",
+	      (unsigned long long)(l.stats.pin_skips - skips));
+	CHECK(l.stats.evictions == 0, "nothing evicted");
+	CHECK(lrufq_lru_rank(&l, 63), "all 64 still cached");
+	lrufq_lru_free(&l);
+}
+
 /* Random traffic: the list and the hash always hold the same flows. */
 static void test_random(void)
 {
@@ -368,6 +397,7 @@ int main(void)
 	TEST(test_window_big_cache);
 	TEST(test_probability);
 	TEST(test_pin);
+	TEST(test_pin_bounded);
 	TEST(test_random);
 	TEST(test_nomem);
 	return unit_summary("lrufq_test");
