@@ -188,7 +188,11 @@ static int stfq_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		return -EINVAL;
 	}
 
-	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
+	/* Classes are bounded by the 16-bit minor of their id, 65,535 a
+	 * qdisc; each is charged to the memory cgroup of whoever made it,
+	 * as a user namespace's CAP_NET_ADMIN may make them.
+	 */
+	cl = kzalloc(sizeof(*cl), GFP_KERNEL_ACCOUNT);
 	if (!cl) {
 		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the class");
 		return -ENOBUFS;
