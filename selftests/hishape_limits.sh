@@ -15,6 +15,9 @@
 #	                unprivileged users loop dumps of it
 #	mq              hishape refused as a qdisc per tx queue (under mq,
 #	                or as mq's default_qdisc), with the reason
+#	control queue   frames this host bridges (ARP, MPLS, an unknown
+#	                type) are judged by "default drop", not passed as
+#	                the host's own ARP and neighbour discovery are
 
 source "$(dirname "$0")/lib.sh"
 
@@ -44,6 +47,16 @@ import json, sys
 for q in json.load(sys.stdin):
     if q["kind"] == "hishape":
         print(q.get("memory_usage", q.get("options", {}).get("memory_usage", -1)))'
+}
+
+# hs_field DEV FIELD: one of hishape's statistics on DEV
+hs_field()
+{
+	in_ns r tc -j -s qdisc show dev "$1" | python3 -S -c '
+import json, sys
+for q in json.load(sys.stdin):
+    if q["kind"] == "hishape":
+        print(q.get(sys.argv[1], q.get("options", {}).get(sys.argv[1], -1)))' "$2"
 }
 
 # nl DEV ARGS...: tools/nlqdisc.py's change of hishape 1: on DEV
@@ -223,6 +236,38 @@ in_ns r tc qdisc replace dev d-mq root handle 4: tbf rate 10mbit burst 10k limit
 in_ns r tc qdisc add dev d-mq parent 4:1 handle 40: hishape
 check_err $? "hishape below a tbf on a multiqueue device"
 log_test "hishape: refused as a qdisc per tx queue, with the reason"
+
+RET=0
+# A bridge in the router's netns, its ports a veth from another netns
+# and a dummy device with hishape, "default drop": what the bridge
+# floods to the dummy came in on the veth.  No IPv6 on the bridge, so
+# this host sends nothing of its own there.
+bx=$(nsname bx)
+TOPO_NS+=("$bx")
+ip netns add "$bx" &&
+in_ns r ip link add brh type bridge &&
+in_ns r ip link add dh type dummy &&
+in_ns r ip link add hx type veth peer name eth0 netns "$bx" || exit $ksft_fail
+for d in brh dh hx; do
+	in_ns r sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1"
+done
+in_ns r ip link set dh master brh &&
+in_ns r ip link set hx master brh &&
+in_ns r ip link set brh up && in_ns r ip link set dh up &&
+in_ns r ip link set hx up && in_ns bx ip link set eth0 up
+check_err $? "the bridge"
+in_ns r tc qdisc add dev dh root handle 1: hishape default drop
+check_err $? "hishape default drop on the bridge's port"
+c0=$(hs_field dh control) d0=$(hs_field dh drop_default)
+out=$(in_ns bx python3 -S "$TOOLS/rawframes.py" --dev eth0 --repeat 20 \
+	--dst-mac ff:ff:ff:ff:ff:ff arp_short mpls_ip4 unknown_type)
+c1=$(hs_field dh control) d1=$(hs_field dh drop_default)
+log_info "60 bridged frames ($out): control $c0 -> $c1, drop_default $d0 -> $d1"
+[ "$c1" = "$c0" ]
+check_err $? "bridged frames went to the control queue: control $c0 -> $c1"
+[ $((d1 - d0)) -ge 60 ]
+check_err $? "bridged frames not dropped by default drop: $d0 -> $d1"
+log_test "hishape: the control queue is this host's alone"
 
 rm -rf "$TMP"
 exit $EXIT_STATUS
