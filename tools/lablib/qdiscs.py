@@ -122,6 +122,16 @@ QDISCS = {
     "hishape": [CHILD + " hishape ranges RANGES limit 10 pass_limit 70"],
 }
 
+# LRU-FQ's sweep (scenarios.LRUFQ_SWEEP): weights 1:1, so TCP's share is
+# the low class's, and the filter's defaults but for the cache.
+LRUFQ_EQUAL = [LRUFQ[0],
+               "class add dev DEV parent 10: classid 10:1 stfq weight 1",
+               "class add dev DEV parent 10: classid 10:2 stfq weight 1",
+               LRUFQ[3], LRUFQ[4]]
+QDISCS.update({"lrufq-c%d" % c: LRUFQ_EQUAL + [
+    "filter add dev DEV parent 10: protocol all prio 1 lrufq cache %d "
+    "high 10:2 low 10:1" % c] for c in scenarios.LRUFQ_CACHES})
+
 NFT = {"droplist": scores.nft_droplist}
 # Those that need a scenario with scored ranges.
 SCORED = ("droplist", "hishape")
@@ -132,7 +142,8 @@ VARIANTS = ("dfs-src", "dfs-nocpr", "dfs-fq-src", "dfs-fq-sd", "dfs-fq-5t",
             "dfs-cpr", "dfs-fq-cpr",
             "dfs-fq-cpr10", "dfs-fq-cpr-p10", "dfs-fq-cprs", "dfs-fq-cprs-p",
             "dfs-fq-tau0.2", "dfs-fq-tau0.6", "dfs-fq-tau0.8",
-            "cake-srchost", "stfq+lrufq-c64-w0", "stfq+lrufq-c64") + SCORED
+            "cake-srchost", "stfq+lrufq-c64-w0", "stfq+lrufq-c64") + SCORED \
+    + tuple("lrufq-c%d" % c for c in scenarios.LRUFQ_CACHES)
 DEFAULT = [k for k in QDISCS if k not in VARIANTS]
 
 # Keys of "tc -j -s qdisc show" that count ECN marks, per kind (cake

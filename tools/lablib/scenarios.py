@@ -412,6 +412,32 @@ def upstream(short):
                             ["dfs", "flowspec", "spoofed"])
 
 
+# LRU-FQ's sweep (tools/lab -s lrufq-sweep): 8 TCP hosts beside UDP
+# floods of RATE times the link in all, shared evenly by FLOWS hosts
+# (key "lq<RATE>x<FLOWS>"), each point run with the lrufq filter at each
+# cache size of LRUFQ_CACHES, at weights 1:1 (qdiscs.py "lrufq-c<N>"), a
+# boot a cell; tools/lablib/lrufq_sweep.py makes the table.
+LRUFQ_SWEEP = {"lq%dx%d" % (r, n): (r, n) for r in (1, 2) for n in (1, 2, 8)}
+LRUFQ_CACHES = (6, 12, 64, 1024)
+
+
+def lrufq_point(key):
+    rate, n = LRUFQ_SWEEP[key]
+
+    def make(short):
+        secs = 20 if short else 25
+        flows = [Flow(h, "udp", ATTACK,
+                      schedule=cbr(rate * LINK_BPS // n, secs))
+                 for h in range(1, n + 1)]
+        flows += [Flow(h, "tcp", TCP) for h in range(n + 1, n + 9)]
+        return Scenario("scenario" + key, "%d UDP flood%s at %dx the link "
+                        "in all + 8 TCP hosts" % (n, "s" if n > 1 else "",
+                                                  rate),
+                        secs, 5, flows, delays=mixed_delays(range(1, n + 9)),
+                        qdiscs=["lrufq-c%d" % c for c in LRUFQ_CACHES])
+    return make
+
+
 SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
              "5a": scenario5a, "5b": scenario5b, "6": scenario6,
@@ -419,6 +445,7 @@ SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
              "7": scenario7, "rrul": rrul,
              "upstream": upstream}
 SCENARIOS.update({k: sweep_point(k) for k in SWEEP})
+SCENARIOS.update({k: lrufq_point(k) for k in LRUFQ_SWEEP})
 
 
 def get(name, short=False):
