@@ -30,7 +30,8 @@
  * A range costs 40 (IPv4) or 64 (IPv6) bytes.  The queue of a range with
  * packets waiting is a slot, taken from pages of 64 allocated as the
  * backlog first needs them and freed when it drains, counted against
- * memory_limit, so idle ranges, the most of them, cost no queue.  Tables
+ * memory_limit and charged to the maker's memory cgroup, so idle ranges,
+ * the most of them, cost no queue.  Tables
  * are loaded in chunks over several netlink messages into a table beside
  * the one serving, grown as the chunks arrive (up to max_ranges a family,
  * a module parameter), dropped if the loader goes quiet, and replace the
@@ -57,6 +58,8 @@
 #include <linux/rbtree.h>
 #include <linux/sizes.h>
 #include <linux/workqueue.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/if_arp.h>
 #include <net/flowkey_skb.h>
 #include <net/ipv6.h>
@@ -107,6 +110,7 @@ struct hishape_sched_data {
 	u32			npages;		/* allocated */
 	u32			pages_max;	/* room in pages[] */
 	u32			free_slot;	/* free list head, or HISHAPE_NONE */
+	struct mem_cgroup	*memcg;		/* the maker's: slot pages */
 	u32			backlogged;	/* slots in use */
 	struct qdisc_skb_head	ctrl;		/* what the link needs */
 	struct qdisc_skb_head	pass;		/* in no range */
@@ -239,6 +243,23 @@ static void hishape_page_free_list(struct hishape_sched_data *q, u32 p)
 	q->free_slot = base;
 }
 
+/*
+ * A page of slots, from the data path.  Charged to the memory cgroup of
+ * whoever made the qdisc, as a BPF map charges its maker: in softirq
+ * there is no task of the maker's to charge, and a flood's backlog must
+ * not grow what no limit holds.
+ */
+static struct hishape_slot *hishape_page_alloc(struct hishape_sched_data *q)
+{
+	struct mem_cgroup *old = set_active_memcg(q->memcg);
+	struct hishape_slot *page;
+
+	page = kzalloc(HISHAPE_PAGE_BYTES,
+		       GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
+	set_active_memcg(old);
+	return page;
+}
+
 /* A free slot, from a new page of them when none is left. */
 static u32 hishape_slot_get(struct hishape_sched_data *q, u32 truesize)
 {
@@ -250,7 +271,7 @@ static u32 hishape_slot_get(struct hishape_sched_data *q, u32 truesize)
 		    hishape_memory(q) + HISHAPE_PAGE_BYTES + truesize >
 		    q->memory_limit)
 			return HISHAPE_NONE;
-		page = kzalloc(HISHAPE_PAGE_BYTES, GFP_ATOMIC | __GFP_NOWARN);
+		page = hishape_page_alloc(q);
 		if (!page)
 			return HISHAPE_NONE;
 		q->pages[q->npages] = page;
@@ -1090,6 +1111,7 @@ static int hishape_init(struct Qdisc *sch, struct nlattr *opt,
 	mutex_init(&q->load_lock);
 	INIT_DELAYED_WORK(&q->load_expiry, hishape_load_expire);
 	qdisc_watchdog_init(&q->watchdog, sch);
+	q->memcg = get_mem_cgroup_from_mm(current->mm);
 	if (hishape_per_queue(sch)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "hishape keeps one table a device and cannot be a qdisc per tx queue (mq, mqprio, taprio): attach it at the root or below a single-queue parent");
@@ -1122,6 +1144,7 @@ static void hishape_destroy(struct Qdisc *sch)
 	kvfree(q->pages);
 	hishape_table_free(q->table);
 	hishape_table_free(q->staged);
+	mem_cgroup_put(q->memcg);
 	mutex_destroy(&q->load_lock);
 }
 
