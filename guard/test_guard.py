@@ -533,6 +533,14 @@ class ConfigTest(unittest.TestCase):
                     {"policy": {"hold": -1}},
                     {"nftables": {"enable": True}},
                     {"metrics": {"port": 70000}},
+                    # strings where booleans belong: "false" is true to
+                    # bool(), and would turn these on or dry_run off
+                    {"nftables": {"enable": "false"}},
+                    {"flowspec": {"enable": "no"}},
+                    {"metrics": {"enable": 0}},
+                    {"dry_run": "false"},
+                    {"nftables": {"enable": True, "interfaces": ["eth0"],
+                                  "dry_run": "true"}},
                     {"qdisc": [{"dev": "eth0", "handle": "x"}]}):
             with self.assertRaises(config.ConfigError, msg=str(bad)):
                 config.parse(bad, ifindex=lambda n: 1)

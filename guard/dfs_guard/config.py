@@ -52,6 +52,15 @@ def positive(section, key, default, kind=float, where=""):
     return kind(v)
 
 
+def flag(section, key, default, where=""):
+    """A TOML boolean: a string "false" is true to Python's bool(), and
+    would turn a backend on (or dry_run off) that the operator meant off."""
+    v = section.get(key, default)
+    if not isinstance(v, bool):
+        raise ConfigError("%s%s: true or false, not %r" % (where, key, v))
+    return v
+
+
 @dataclass
 class Config:
     dry_run: bool = True
@@ -96,7 +105,7 @@ def load(path, ifindex=socket.if_nametoindex):
 def parse(raw, ifindex=socket.if_nametoindex):
     check_keys(raw, "")
     cfg = Config()
-    cfg.dry_run = bool(raw.get("dry_run", True))
+    cfg.dry_run = flag(raw, "dry_run", True)
     cfg.log_level = str(raw.get("log_level", "info"))
     cfg.tick = positive(raw, "tick", 0.5) or 0.5
     p = raw.get("policy", {})
@@ -124,7 +133,7 @@ def parse(raw, ifindex=socket.if_nametoindex):
                                           key + ".protect")
     n = raw.get("nftables", {})
     check_keys(n, "nftables")
-    if n.get("enable", False):
+    if flag(n, "enable", False, "nftables."):
         devs = n.get("interfaces", [])
         if not devs or not all(isinstance(d, str) for d in devs):
             raise ConfigError("nftables.interfaces: the interfaces to "
@@ -137,10 +146,10 @@ def parse(raw, ifindex=socket.if_nametoindex):
                        burst=positive(n, "burst", 1000, int, w),
                        renew_every=positive(n, "renew", 10.0, where=w)
                        or 10.0,
-                       dry_run=bool(n.get("dry_run", cfg.dry_run)))
+                       dry_run=flag(n, "dry_run", cfg.dry_run, w))
     f = raw.get("flowspec", {})
     check_keys(f, "flowspec")
-    if f.get("enable", False):
+    if flag(f, "enable", False, "flowspec."):
         w = "flowspec."
         nb = f.get("neighbor")
         if nb is not None:
@@ -154,10 +163,10 @@ def parse(raw, ifindex=socket.if_nametoindex):
             max_rules=positive(f, "max_rules", 100, int, w),
             changes_per_s=positive(f, "changes_per_s", 1.0, where=w),
             burst=positive(f, "burst", 10, int, w),
-            dry_run=bool(f.get("dry_run", cfg.dry_run)))
+            dry_run=flag(f, "dry_run", cfg.dry_run, w))
     m = raw.get("metrics", {})
     check_keys(m, "metrics")
-    if m.get("enable", True):
+    if flag(m, "enable", True, "metrics."):
         port = m.get("port", 9747)
         if not isinstance(port, int) or not 0 < port < 65536:
             raise ConfigError("metrics.port: not a port: %r" % port)
