@@ -320,6 +320,21 @@ class GuardTest(unittest.TestCase):
         g.tick()
         self.assertEqual(b.installed, {})
 
+    def test_lost_events_one_dump(self):
+        # three LOST events of one qdisc in a batch, a FLAG between them
+        # and one after: one dump, after the batch, and its state wins
+        cfg = config.parse({"policy": {"min_flagged": 0}},
+                           ifindex=lambda n: 3)
+        cfg.qdiscs = [Q]
+        stream = FakeStream({})
+        g = Guard(cfg, stream, [Recorder()], clock=lambda: 0.0,
+                  listing=lambda: [])
+        lost = verdict.Event(verdict.CMD_LOST, Q, lost=1)
+        flag = verdict.Event(verdict.CMD_FLAG, Q, key("10.0.0.7"))
+        g.handle([lost, flag, lost, flag, lost])
+        self.assertEqual(stream.dumped, [Q])
+        self.assertEqual(g.registry.flags, {})
+
     def test_other_qdiscs_ignored(self):
         cfg = config.parse({"policy": {"min_flagged": 0}},
                            ifindex=lambda n: 3)

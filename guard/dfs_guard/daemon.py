@@ -64,7 +64,12 @@ class Guard:
             b.start()
 
     def handle(self, events):
+        """A batch of events, as read from the socket.  A qdisc that lost
+        events is dumped once, after the batch, however many LOST events
+        it sent: the dump is its state after every event of the batch,
+        so its events after the first LOST are not applied either."""
         now = self.clock()
+        lost = []
         for ev in events:
             if not self.follows(ev.qdisc):
                 continue
@@ -73,13 +78,18 @@ class Guard:
             if ev.name == "lost":
                 if self.metrics:
                     self.metrics.lost.inc(ev.lost)
-                self.resync(ev.qdisc, "lost")
+                if ev.qdisc not in lost:
+                    lost.append(ev.qdisc)
+                continue
+            if ev.qdisc in lost:
                 continue
             if ev.key is not None:
                 log.info("%s %s%s", ev.name, ev.key,
                          " (%s)" % ",".join(sorted(ev.reasons))
                          if ev.reasons else "")
             self.registry.event(ev, now)
+        for q in lost:
+            self.resync(q, "lost")
 
     def tick(self):
         now = self.clock()
