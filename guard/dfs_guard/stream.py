@@ -17,6 +17,8 @@ from pyroute2.netlink.exceptions import NetlinkError
 
 from . import verdict
 
+SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)   # Linux
+
 FAMILY = "dfs_verdict"
 GROUP = "verdicts"
 VERSION = 1
@@ -60,7 +62,13 @@ class Overrun(Exception):
 class VerdictStream:
     def __init__(self, rcvbuf=4 << 20):
         self.sock = GenericNetlinkSocket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        # SO_RCVBUF is capped at net.core.rmem_max (208 KB by default), a
+        # burst of verdicts' worth; SO_RCVBUFFORCE, for CAP_NET_ADMIN,
+        # is not.  Without the capability (dry runs, tests) the cap holds.
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
+        except PermissionError:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.bind(FAMILY, dfs_verdict_msg)
         self.sock.add_membership(GROUP)
 
