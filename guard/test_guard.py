@@ -254,6 +254,28 @@ class BackendTest(unittest.TestCase):
         self.assertEqual(len(b.removed), 30)
         self.assertEqual(b.installed, {})
 
+    def test_failures_back_off(self):
+        class Counting(Recorder):
+            calls = 0
+
+            def add(self, rules):
+                self.calls += 1
+                super().add(rules)
+
+        b = Counting(fail=True)
+        with self.assertLogs("dfs-guard", "ERROR") as logs:
+            # tried at 0, then 1 s, 2 s and 4 s after each failure:
+            # at 0, 1, 3 and 7 s of ticks every half second, not each
+            for t in range(20):
+                b.sync(self.wanted(2), t * 0.5)
+        self.assertEqual(b.calls, 4)
+        self.assertEqual(len(logs.records), 4)
+        self.assertIn("next try in 8 s", logs.output[-1])
+        b.fail = False
+        b.sync(self.wanted(2), 100.0)
+        self.assertEqual(len(b.installed), 2)
+        self.assertIsNone(b.retry_at)
+
     def test_slow_batch_logged(self):
         from dfs_guard import backend
         b = Recorder()

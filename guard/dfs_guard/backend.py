@@ -8,7 +8,10 @@ wants and the rules an engine is given.
   announcements at a pace, and a flapping key must not make BGP flap;
   a change past it waits for the next tick.  Withdrawals are never held
   back: they only take state away;
-- dry run: the changes are logged and counted, the engine untouched.
+- dry run: the changes are logged and counted, the engine untouched;
+- backoff: after a batch fails the engine is left alone for a second,
+  then twice as long after each failure in a row, up to a minute, so a
+  broken engine gets a try and an error line a minute, not every tick.
 
 A backend implements add(rules), remove(rules) and, if its rules expire
 on their own (nftables' timeouts), renew(rules); each takes a list and
@@ -21,6 +24,8 @@ import time
 log = logging.getLogger("dfs-guard")
 
 SLOW_BATCH = 1.0                 # s: a batch that took longer is logged
+BACKOFF_MIN = 1.0                # s: the wait after a failed batch,
+BACKOFF_MAX = 60.0               # doubled for each failure in a row
 
 
 class BackendError(Exception):
@@ -47,6 +52,8 @@ class Backend:
         self.dry_run = dry_run
         self.metrics = metrics
         self.installed = {}          # Rule -> time added or renewed
+        self.failures = 0            # failed batches in a row
+        self.retry_at = None         # no batch before this, after one
 
     # --- what an engine implements ---
     def add(self, rules):
@@ -75,9 +82,10 @@ class Backend:
                               (now - self.last) * self.changes_per_s)
         self.last = now
 
-    def _do(self, op, rules, action):
+    def _do(self, op, rules, action, now=None):
         """One batch; each rule logged once it is done (in dry run, what
-        would have been done)."""
+        would have been done).  A failure backs off (NOW: the tick's
+        time; None, at close, does not)."""
         if not rules:
             return True
         if not self.dry_run:
@@ -85,10 +93,20 @@ class Backend:
             try:
                 op(rules)
             except BackendError as e:
-                log.error("%s: %s of %d rules failed: %s", self.name,
-                          action, len(rules), e)
                 self.count("errors", action=action)
+                if now is None:
+                    log.error("%s: %s of %d rules failed: %s", self.name,
+                              action, len(rules), e)
+                    return False
+                self.failures += 1
+                wait = min(BACKOFF_MAX,
+                           BACKOFF_MIN * 2 ** (self.failures - 1))
+                self.retry_at = now + wait
+                log.error("%s: %s of %d rules failed: %s (next try in "
+                          "%.0f s)", self.name, action, len(rules), e, wait)
                 return False
+            self.failures = 0
+            self.retry_at = None
             took = time.monotonic() - t0
             if took > SLOW_BATCH:
                 # a rule's delay an operator sees, not DFS's
@@ -104,32 +122,40 @@ class Backend:
     def sync(self, wanted, now):
         """Bring the engine towards WANTED ({Rule: RuleInfo})."""
         self.refill(now)
+        if self.retry_at is None or now >= self.retry_at:
+            self._sync(wanted, now)
+        if self.metrics:
+            kinds = {}
+            for r in self.installed:
+                kinds[r.kind] = kinds.get(r.kind, 0) + 1
+            self.metrics.rules(self.name, kinds)
+
+    def _sync(self, wanted, now):
         ranked = sorted(wanted.items(), key=importance)
         keep = dict(ranked[:self.max_rules])
         self.count("refused", len(ranked) - len(keep), reason="cap")
         gone = [r for r in self.installed if r not in keep]
-        if self._do(self.remove, gone, "remove"):
-            for r in gone:
-                del self.installed[r]
+        if not self._do(self.remove, gone, "remove", now):
+            return
+        for r in gone:
+            del self.installed[r]
         new = [r for r, _ in ranked if r in keep and r not in self.installed]
         room = int(self.tokens)
         self.count("refused", max(0, len(new) - room), reason="rate")
         new = new[:room]
-        if self._do(self.add, new, "add"):
+        if not self._do(self.add, new, "add", now):
+            return
+        if new:
             self.tokens -= len(new)
             for r in new:
                 self.installed[r] = now
         if self.renew_every is not None:
             old = [r for r, t in self.installed.items()
                    if now - t >= self.renew_every]
-            if old and (self.dry_run or self._do(self.renew, old, "renew")):
+            if old and (self.dry_run or
+                        self._do(self.renew, old, "renew", now)):
                 for r in old:
                     self.installed[r] = now
-        if self.metrics:
-            kinds = {}
-            for r in self.installed:
-                kinds[r.kind] = kinds.get(r.kind, 0) + 1
-            self.metrics.rules(self.name, kinds)
 
     def close(self):
         """Withdraw everything: the daemon stops."""

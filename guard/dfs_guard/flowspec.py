@@ -115,6 +115,9 @@ class FlowSpecBackend(Backend):
         if self.conn is not None:
             self.conn.close()
         self.conn, self.buf = conn, b""
+        # a new relay is a new engine: no waiting out the old one's
+        # failures (the backoff of "no relay connected")
+        self.failures, self.retry_at = 0, None
         if self.installed:
             try:
                 self.send([command("announce", r, self.neighbor)
