@@ -392,9 +392,7 @@ static bool hishape_shape(struct hishape_sched_data *q, struct Qdisc *sch,
 	return true;
 }
 
-/* Pass, queue in its range or drop a packet: enqueue, and a new table's
- * classification of the packets that waited in the old one.
- */
+/* Pass, queue in its range or drop a packet. */
 static int hishape_admit(struct hishape_sched_data *q, struct Qdisc *sch,
 			 struct sk_buff *skb, u64 now, struct sk_buff **to_free)
 {
