@@ -263,22 +263,7 @@ RET=0
 LOOPS=$(mktemp -d)
 in_ns r ip link add d-beside type dummy
 check_err $? "no dummy device"
-# slowest_add: the slowest of five adds and deletes of a dfs, in ms
-slowest_add()
-{
-	local i t0 ms worst=0
-
-	for i in 1 2 3 4 5; do
-		t0=$(date +%s%N)
-		in_ns r tc qdisc add dev d-beside root handle 1: dfs || return 1
-		ms=$((($(date +%s%N) - t0) / 1000000))
-		[ "$ms" -gt "$worst" ] && worst=$ms
-		in_ns r tc qdisc del dev d-beside root
-		sleep 0.5
-	done
-	echo "$worst"
-}
-alone=$(slowest_add)
+alone=$(slowest_add r d-beside dfs)
 check_err $? "tc qdisc add failed, no dump running"
 pids=()
 for i in 1 2; do
@@ -287,7 +272,7 @@ for i in 1 2; do
 	pids+=($!)
 done
 sleep 2
-worst=$(slowest_add)
+worst=$(slowest_add r d-beside dfs)
 check_err $? "tc qdisc add beside the dumps failed"
 wait "${pids[@]}"
 check_err $? "a dump loop failed: $(cat "$LOOPS"/*)"

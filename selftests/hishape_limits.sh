@@ -39,26 +39,6 @@ mem_avail_kb()
 	awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo
 }
 
-# hs_usage DEV: hishape's memory_usage on DEV, bytes
-hs_usage()
-{
-	in_ns r tc -j -s qdisc show dev "$1" | python3 -S -c '
-import json, sys
-for q in json.load(sys.stdin):
-    if q["kind"] == "hishape":
-        print(q.get("memory_usage", q.get("options", {}).get("memory_usage", -1)))'
-}
-
-# hs_field DEV FIELD: one of hishape's statistics on DEV
-hs_field()
-{
-	in_ns r tc -j -s qdisc show dev "$1" | python3 -S -c '
-import json, sys
-for q in json.load(sys.stdin):
-    if q["kind"] == "hishape":
-        print(q.get(sys.argv[1], q.get("options", {}).get(sys.argv[1], -1)))' "$2"
-}
-
 # nl DEV ARGS...: tools/nlqdisc.py's change of hishape 1: on DEV
 nl()
 {
@@ -100,7 +80,7 @@ out=$(nl d-big --raw 5="$(load_hex 7 16777216 16777216)")
 check_err $? "2^24 ranges beyond max_ranges $old_max: \"$out\""
 echo 16777216 >"$PARAM"
 check_err $? "max_ranges not writable"
-base=$(hs_usage d-big)
+base=$(qdisc_field r d-big hishape memory_usage)
 before=$(mem_avail_kb)
 out=$(nl d-big --raw 5="$(load_hex 7 16777216 16777216)")
 [ "$out" = ok ]
@@ -109,7 +89,7 @@ out=$(nl d-big --attr 6=7 --attr 7=0 --raw 8="$(ranges_hex 10)")
 [ "$out" = ok ]
 check_err $? "10 ranges of it: \"$out\""
 after=$(mem_avail_kb)
-loading=$(hs_usage d-big)
+loading=$(qdisc_field r d-big hishape memory_usage)
 t_loaded=$EPOCHREALTIME
 log_info "2^24 + 2^24 ranges announced, 10 sent: MemAvailable $before -> $after kB, memory_usage $base -> $loading bytes"
 [ $((before - after)) -lt 32768 ]
@@ -122,13 +102,13 @@ log_test "hishape: a load of 2^24 ranges costs what is sent"
 RET=0
 # The loader goes quiet: the load is dropped 10 s after its last step.
 # Polled from the step's end, for up to 10 s more than that.
-while [ "$(hs_usage d-big)" != "$base" ]; do
+while [ "$(qdisc_field r d-big hishape memory_usage)" != "$base" ]; do
 	awk -v a="$t_loaded" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a < 20) }' ||
 		break
 	sleep 1
 done
 secs=$(awk -v a="$t_loaded" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-v=$(hs_usage d-big)
+v=$(qdisc_field r d-big hishape memory_usage)
 log_info "memory_usage back to $v bytes $secs s after the last step"
 [ "$v" = "$base" ]
 check_err $? "an abandoned load still held: memory_usage $v, $base before it"
@@ -171,23 +151,7 @@ check_err $? "a dump of 100,003 ranges takes $big_ms ms, of 3 $small_ms ms"
 log_test "hishape: a dump costs the same whatever the table's size"
 
 RET=0
-# slowest_add: the slowest of five adds and deletes of a hishape on
-# another device, in ms, each timed with tc's run
-slowest_add()
-{
-	local i t0 ms worst=0
-
-	for i in 1 2 3 4 5; do
-		t0=$(date +%s%N)
-		in_ns r tc qdisc add dev d-beside root handle 1: hishape || return 1
-		ms=$((($(date +%s%N) - t0) / 1000000))
-		[ "$ms" -gt "$worst" ] && worst=$ms
-		in_ns r tc qdisc del dev d-beside root
-		sleep 0.5
-	done
-	echo "$worst"
-}
-alone=$(slowest_add)
+alone=$(slowest_add r d-beside hishape)
 check_err $? "tc qdisc add failed, no dump running"
 pids=()
 for i in 1 2; do
@@ -199,7 +163,7 @@ in_ns r "${NOBODY[@]}" bash -c 'end=$((SECONDS + 10))
 	while [ $SECONDS -lt $end ]; do tc -s qdisc show dev d-big >/dev/null || exit 1; done' &
 pids+=($!)
 sleep 2
-worst=$(slowest_add)
+worst=$(slowest_add r d-beside hishape)
 check_err $? "tc qdisc add beside the dumps failed"
 wait "${pids[@]}"
 check_err $? "a dump loop failed: $(cat "$TMP"/loop*)"
@@ -258,10 +222,10 @@ in_ns r ip link set hx up && in_ns bx ip link set eth0 up
 check_err $? "the bridge"
 in_ns r tc qdisc add dev dh root handle 1: hishape default drop
 check_err $? "hishape default drop on the bridge's port"
-c0=$(hs_field dh control) d0=$(hs_field dh drop_default)
+c0=$(qdisc_field r dh hishape control) d0=$(qdisc_field r dh hishape drop_default)
 out=$(in_ns bx python3 -S "$TOOLS/rawframes.py" --dev eth0 --repeat 20 \
 	--dst-mac ff:ff:ff:ff:ff:ff arp_short mpls_ip4 unknown_type)
-c1=$(hs_field dh control) d1=$(hs_field dh drop_default)
+c1=$(qdisc_field r dh hishape control) d1=$(qdisc_field r dh hishape drop_default)
 log_info "60 bridged frames ($out): control $c0 -> $c1, drop_default $d0 -> $d1"
 [ "$c1" = "$c0" ]
 check_err $? "bridged frames went to the control queue: control $c0 -> $c1"

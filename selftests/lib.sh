@@ -395,6 +395,39 @@ in_ns()
 	esac
 }
 
+# qdisc_field NS DEV KIND FIELD: FIELD of the first KIND qdisc of DEV in
+# "tc -j -s qdisc show", where tc puts it: beside the generic stats, in
+# "options" or in "xstats"; -1 if none has it.
+qdisc_field()
+{
+	in_ns "$1" tc -j -s qdisc show dev "$2" | python3 -S -c '
+import json, sys
+kind, f = sys.argv[1:]
+for q in json.load(sys.stdin):
+    if q["kind"] == kind:
+        print(q.get(f, q.get("options", {}).get(f, q.get("xstats", {}).get(f, -1))))
+        break' "$3" "$4"
+}
+
+# slowest_add NS DEV QDISC...: the slowest of five "tc qdisc add dev DEV
+# root handle 1: QDISC..." in NS, each deleted after, in ms, each timed
+# with tc's run: what a qdisc change waits for RTNL beside something.
+slowest_add()
+{
+	local ns=$1 dev=$2 i t0 ms worst=0
+	shift 2
+
+	for i in 1 2 3 4 5; do
+		t0=$(date +%s%N)
+		in_ns "$ns" tc qdisc add dev "$dev" root handle 1: "$@" || return 1
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		[ "$ms" -gt "$worst" ] && worst=$ms
+		in_ns "$ns" tc qdisc del dev "$dev" root
+		sleep 0.5
+	done
+	echo "$worst"
+}
+
 # stfq_class_sent NS DEV CLASSID...: "BYTES PKTS" sent by each stfq class
 # of DEV, all on one line, from one dump (text: the JSON of a class list
 # from the 6.1 tc is not valid JSON).  0 0 for a class not there.

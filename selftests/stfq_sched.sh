@@ -32,15 +32,6 @@ class_field()
 		}'
 }
 
-qdisc_stat()
-{
-	in_ns r tc -j -s qdisc show dev "$R_OUT" | python3 -S -c '
-import json, sys
-for q in json.load(sys.stdin):
-    if q["kind"] == "stfq":
-        print(q.get(sys.argv[1], q.get("xstats", {}).get(sys.argv[1], -1)))' "$1"
-}
-
 # class_bytes: "BYTES_10:1 BYTES_10:2", from one dump (a tc run takes up
 # to a second in the VM: two runs would not see the same instant).
 class_bytes()
@@ -199,7 +190,7 @@ d1=$(in_ns r tc -s qdisc show dev "$R_OUT" | awk '$1 == "qdisc" { cur = ($2 == "
 log_info "stfq drops before/after delete: $d0 $d1"
 [ "$d1" -gt "$d0" ]
 check_err $? "drops not counted ($d0 -> $d1)"
-un=$(qdisc_stat drop_unclassified)
+un=$(qdisc_field r "$R_OUT" stfq drop_unclassified)
 log_info "drop_unclassified $un"
 [ "$un" -gt 0 ]
 check_err $? "s1's packets (no filter, no default) not dropped as unclassified"
@@ -209,9 +200,9 @@ RET=0
 in_ns r tc qdisc change dev "$R_OUT" parent 1:1 handle 10: stfq default 2
 check_err $? "qdisc change default 2"
 sleep 1
-un0=$(qdisc_stat drop_unclassified)
+un0=$(qdisc_field r "$R_OUT" stfq drop_unclassified)
 sleep 1
-un1=$(qdisc_stat drop_unclassified)
+un1=$(qdisc_field r "$R_OUT" stfq drop_unclassified)
 [ "$un0" = "$un1" ]
 check_err $? "unclassified packets still dropped with a default class"
 stop_udp_cbr "${SENDER_PIDS[@]}"
