@@ -147,8 +147,8 @@ lrufq_tcp_bps()
 # from the TCP senders and from the floods, summed, over a window of SPAN
 # seconds that starts WARMUP seconds after the last sender's first packet
 # (floods first, then each TCP flow) reached the receiver, START seconds
-# after the floods' first, and ends a second before the first TCP flow
-# ended (at its last packet, at most SECS after its first).  All from
+# after the floods' first, and ends a second before the first TCP flow's
+# SECS were up (SECS after its first packet) or a flood's last packet.  All from
 # the receiver's per-sender counters sampled over netlink (rx_sampler_start):
 # the floods' and the flows' start as the link saw it, however late a
 # slow guest started each process.
@@ -185,8 +185,13 @@ missing = [s for s in tcp + udp if s not in first]
 if missing:
     sys.exit("lrufq_rx_bps: nothing received from " + " ".join(missing))
 lo = max(first.values()) + warmup
-hi = min(min(last[s], first[s] + secs) for s in tcp) - 1 if tcp else \
+# A TCP flow ends SECS after its data starts, later than its control
+# connection's first packet: its last packet is no end, since a flow the
+# floods starve sits out retransmission timeouts to the end of its run.
+hi = min(first[s] + secs for s in tcp) - 1 if tcp else \
     min(last.values()) - 1
+if udp:
+    hi = min(hi, min(last[s] for s in udp) - 1)
 win = [r for r in rows if lo <= r[0] <= hi]
 if len(win) < 2 or win[-1][0] - win[0][0] < min_span:
     sys.exit("lrufq_rx_bps: every flow ran together for %.1f s, not %.0f"
