@@ -17,9 +17,19 @@ A backend implements add(rules), remove(rules) and, if its rules expire
 on their own (nftables' timeouts), renew(rules); each takes a list and
 does it in one batch, raising BackendError on failure, after which the
 rules it was given count as not done and are tried again.
+
+What a predecessor left in the engine (a daemon that restarted, crashed
+or reloaded) start() puts in self.found, and take_over() makes it this
+daemon's: each rule is held on, as if DFS had just let its key go, for
+the hold time, or for as long as the policy wants it.  A source dropped
+at ingress is idle to DFS, which forgets it: the new daemon cannot learn
+from a dump that the source still floods, and a rule it dropped at once
+would let the flood in until DFS flagged it again.
 """
 import logging
 import time
+
+from .policy import RuleInfo
 
 log = logging.getLogger("dfs-guard")
 
@@ -54,6 +64,9 @@ class Backend:
         self.installed = {}          # Rule -> time added or renewed
         self.failures = 0            # failed batches in a row
         self.retry_at = None         # no batch before this, after one
+        self.found = []              # what start() found in the engine
+        self.wanted = {}             # the last sync's: add() may look
+        self.inherited = {}          # Rule -> held on until then
 
     # --- what an engine implements ---
     def add(self, rules):
@@ -70,6 +83,18 @@ class Backend:
 
     def stop(self):
         pass
+
+    def take_over(self, now, hold):
+        """Hold what start() found for HOLD seconds from NOW; a rule
+        that expires on its own is renewed at the first sync."""
+        age = self.renew_every or 0.0
+        for r in self.found:
+            self.installed[r] = now - age
+            self.inherited[r] = now + hold
+        if self.found:
+            log.info("%s: took over %d rules a predecessor left",
+                     self.name, len(self.found))
+        self.found = []
 
     # --- the rails ---
     def count(self, what, n=1, **labels):
@@ -122,6 +147,13 @@ class Backend:
     def sync(self, wanted, now):
         """Bring the engine towards WANTED ({Rule: RuleInfo})."""
         self.refill(now)
+        for r, until in list(self.inherited.items()):
+            if now >= until:
+                del self.inherited[r]
+            elif r not in wanted:
+                wanted = dict(wanted)
+                wanted[r] = RuleInfo()
+        self.wanted = wanted
         if self.retry_at is None or now >= self.retry_at:
             self._sync(wanted, now)
         if self.metrics:
@@ -159,6 +191,7 @@ class Backend:
 
     def close(self):
         """Withdraw everything: the daemon stops."""
+        self.inherited.clear()
         gone = list(self.installed)
         if self._do(self.remove, gone, "remove"):
             self.installed.clear()
