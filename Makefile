@@ -160,6 +160,7 @@ unit:
 	$(MAKE) $(PAR) -C selftests/unit run TEST_KVER=$(TEST_KVER)
 	/usr/bin/python3 tools/xstats.py --check
 	/usr/bin/python3 guard/test_guard.py
+	/usr/bin/python3 guard/test_protected.py
 
 # libFuzzer harnesses of the algorithm cores, FUZZ_TIME seconds each
 fuzz:
