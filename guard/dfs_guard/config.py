@@ -15,6 +15,12 @@ RATE_UNITS = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9,
               "bps": 8, "kbps": 8e3, "mbps": 8e6, "gbps": 8e9}
 
 
+# An aggregate never throttles a destination under this: a spoofed flood
+# makes the daemon limit its victim, and a limit this low would finish
+# the attack's work.
+AGGREGATE_FLOOR = 125000             # bytes/s: 1 Mbit/s
+
+
 class ConfigError(Exception):
     pass
 
@@ -75,12 +81,13 @@ class Config:
 
 KNOWN = {"": {"dry_run", "log_level", "policy", "qdisc", "nftables",
               "flowspec", "metrics", "tick"},
-         "policy": {"allow", "min_flagged", "hold", "aggregate_sources",
-                    "aggregate_rate"},
+         "policy": {"allow", "min_flagged", "hold", "aggregates",
+                    "aggregate_sources", "aggregate_rate"},
          "qdisc": {"dev", "handle", "protect"},
          "nftables": {"enable", "dry_run", "interfaces", "table",
                       "max_rules", "changes_per_s", "burst", "renew"},
-         "flowspec": {"enable", "dry_run", "socket", "neighbor",
+         "flowspec": {"enable", "dry_run", "socket", "group", "neighbor",
+                      "cpr",
                       "max_rules", "changes_per_s", "burst"},
          "metrics": {"enable", "listen", "port"}}
 
@@ -114,10 +121,15 @@ def parse(raw, ifindex=socket.if_nametoindex):
         allow=networks(p.get("allow", []), "policy.allow"),
         min_flagged=positive(p, "min_flagged", 2.0, where="policy."),
         hold=positive(p, "hold", 30.0, where="policy."),
+        aggregates=flag(p, "aggregates", False, "policy."),
         aggregate_sources=max(1, positive(p, "aggregate_sources", 16, int,
                                                "policy.")),
-        aggregate_rate=rate_bytes(p.get("aggregate_rate", "1mbit"),
+        aggregate_rate=rate_bytes(p.get("aggregate_rate", "10mbit"),
                                   "policy.aggregate_rate"))
+    if cfg.policy.aggregate_rate < AGGREGATE_FLOOR:
+        raise ConfigError("policy.aggregate_rate: %r is under the floor, "
+                          "1mbit: an aggregate throttles the flood's "
+                          "victim with it" % p.get("aggregate_rate"))
     for i, q in enumerate(raw.get("qdisc", [])):
         check_keys(q, "qdisc")
         key = "qdisc[%d]" % i
@@ -159,7 +171,9 @@ def parse(raw, ifindex=socket.if_nametoindex):
                 raise ConfigError("flowspec.neighbor: %s" % e) from e
         cfg.flowspec = dict(
             socket_path=str(f.get("socket", "/run/dfs-guard/exabgp.sock")),
+            group=str(f.get("group", "exabgp")),
             neighbor=nb,
+            cpr=flag(f, "cpr", False, w),
             max_rules=positive(f, "max_rules", 100, int, w),
             changes_per_s=positive(f, "changes_per_s", 1.0, where=w),
             burst=positive(f, "burst", 10, int, w),

@@ -15,9 +15,13 @@ the operator says the qdisc protects.  A router upstream then carries a
 handful of rules, never one a spoofed source.
 """
 import ipaddress
+import logging
 from dataclasses import dataclass, field
 
 from .verdict import describe
+
+log = logging.getLogger("dfs-guard")
+NOTE_EVERY = 3600.0                  # s between two warnings of one address
 
 
 @dataclass(frozen=True, order=True)
@@ -48,6 +52,10 @@ class RuleInfo:
     keys: int = 0
     since: float = None              # the oldest of them flagged since
     rate: int = 0                    # their rates' sum, bytes/s
+    reasons: set = field(default_factory=set)  # "malicious", "cpr"
+    # what the qdiscs that flagged a source protect: the destinations
+    # an upstream rule for it names (RFC 8955 validation wants one)
+    scope: set = field(default_factory=set)
 
 
 @dataclass
@@ -128,18 +136,49 @@ class Policy:
     allow: list = field(default_factory=list)     # networks never acted on
     min_flagged: float = 2.0         # s flagged before a rule
     hold: float = 30.0               # s a rule stays after DFS lets go
+    # Aggregates throttle a destination, the victim with the flood: the
+    # operator's choice, off by default, and never under the floor.
+    aggregates: bool = False
     aggregate_sources: int = 16      # sources to one destination: aggregate
-    aggregate_rate: int = 125000     # bytes/s an aggregate lets through
+    aggregate_rate: int = 1250000    # bytes/s an aggregate lets through
     protect: dict = field(default_factory=dict)  # Qdisc -> [networks]
+    # the addresses never acted on (protected.Protected: this router's,
+    # its gateways, peers and resolvers, and allow); None: allow alone
+    protected: object = None
+    noted: dict = field(default_factory=dict)    # address -> warned at
+
+    def why_spared(self, addr):
+        if addr is None:
+            return None
+        if self.protected is not None:
+            return self.protected.why(addr)
+        for n in self.allow:
+            if n.version == addr.version and addr in n:
+                return "policy.allow %s" % n
+        return None
 
     def allowed(self, addr):
-        return addr is not None and any(addr in n for n in self.allow
-                                        if n.version == addr.version)
+        return self.why_spared(addr) is not None
+
+    def spared(self, key, now):
+        """Whether KEY names an address never acted on; a flagged one
+        is a warning (once an hour an address): a flood that comes, or
+        says it comes, from the router's peer or gateway."""
+        for addr in (key.src, key.dst):
+            why = self.why_spared(addr)
+            if why is None:
+                continue
+            if now - self.noted.get(addr, -NOTE_EVERY) >= NOTE_EVERY:
+                self.noted[addr] = now
+                log.warning("%s flagged, not acted on: %s is %s", key,
+                            addr, why)
+            return True
+        return False
 
     def rules(self, registry, now):
         """The rules the flagged keys call for, and what was held back:
-        {Rule: RuleInfo}, {"allowlist": keys, "waiting": keys}."""
-        held = {"allowlist": 0, "waiting": 0}
+        {Rule: RuleInfo}, {"protected": keys, "waiting": keys}."""
+        held = {"protected": 0, "waiting": 0}
         live = []
         for key, f in registry.flags.items():
             if f.released is not None and now - f.released >= self.hold:
@@ -149,22 +188,28 @@ class Policy:
                 if f.released is None:
                     held["waiting"] += 1
                 continue
-            if self.allowed(key.src) or self.allowed(key.dst):
-                held["allowlist"] += 1
+            if self.spared(key, now):
+                held["protected"] += 1
                 continue
             live.append((key, f))
         out = {}
 
-        def want(rule, f):
+        def want(rule, f, qdisc=None):
             info = out.setdefault(rule, RuleInfo())
             info.keys += 1
             info.rate += f.rate
+            info.reasons |= f.reasons
+            if qdisc is not None:
+                info.scope.update(n for n in self.protect.get(qdisc, [])
+                                  if n.version == rule.version)
             info.since = f.since if info.since is None else \
                 min(info.since, f.since)
 
         groups = {}
         for key, f in live:
             if key.overflow:
+                if not self.aggregates:
+                    continue         # no address to drop, and no throttle
                 for net in self.protect.get(key.qdisc, []):
                     if not self.allowed(net.network_address):
                         want(Rule(net.version, dst=net,
@@ -180,8 +225,10 @@ class Policy:
             groups.setdefault((key.version, key.dst), []).append((key, f))
         for (version, dst), members in groups.items():
             sources = {k.src for k, _ in members if k.src is not None}
-            if dst is not None and (len(sources) >= self.aggregate_sources
-                                    or not sources):
+            if not sources and not self.aggregates:
+                continue             # key dst: a destination alone
+            if dst is not None and self.aggregates and \
+                    (len(sources) >= self.aggregate_sources or not sources):
                 protos = {k.proto for k, _ in members}
                 proto = protos.pop() if len(protos) == 1 else None
                 ports = {k.dport for k, _ in members}
@@ -194,7 +241,8 @@ class Policy:
                     want(rule, f)
                 continue
             for key, f in members:
+                dst = None if key.mode == "src" or key.dst is None \
+                    else ipaddress.ip_network(key.dst)
                 want(Rule(version, src=ipaddress.ip_network(key.src),
-                          dst=None if key.mode == "src" or key.dst is None
-                          else ipaddress.ip_network(key.dst)), f)
+                          dst=dst), f, key.qdisc if dst is None else None)
         return out, held
