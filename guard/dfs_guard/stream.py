@@ -59,6 +59,10 @@ class Overrun(Exception):
     """The socket's buffer overran: events were lost, dump everything."""
 
 
+class DumpError(Exception):
+    """A dump failed: the daemon goes on with what the events said."""
+
+
 class VerdictStream:
     def __init__(self, rcvbuf=4 << 20):
         self.sock = GenericNetlinkSocket()
@@ -101,7 +105,9 @@ class VerdictStream:
         except NetlinkError as e:
             if e.code == errno.ENOENT:
                 return []
-            raise
+            raise DumpError(str(e)) from e
+        except OSError as e:
+            raise DumpError(str(e)) from e
         return [verdict.event_of(verdict.CMD_FLAG, attrs_of(m), dump=True)
                 for m in msgs if m["cmd"] == verdict.CMD_FLAG]
 
