@@ -18,7 +18,7 @@ from dfs_guard import config, qdiscs, verdict            # noqa: E402
 from dfs_guard.backend import Backend, BackendError      # noqa: E402
 from dfs_guard.daemon import Guard                       # noqa: E402
 from dfs_guard import flowspec                           # noqa: E402
-from dfs_guard.policy import Policy, Registry, Rule      # noqa: E402
+from dfs_guard.policy import Policy, Registry, Rule, RuleInfo  # noqa: E402
 
 Q = verdict.Qdisc(3, 0x10000)
 A = ipaddress.ip_address
@@ -90,7 +90,7 @@ class PolicyTest(unittest.TestCase):
         rules, held = pol.rules(reg, 0)
         self.assertEqual(list(rules), [Rule(4, src=N("10.2.0.1/32"),
                                             dst=N("10.9.0.1/32"))])
-        self.assertEqual(held["allowlist"], 3)
+        self.assertEqual(held["protected"], 3)
 
     def test_release_holds_then_goes(self):
         reg, pol = Registry(), Policy(min_flagged=0, hold=30)
@@ -149,7 +149,7 @@ class PolicyTest(unittest.TestCase):
 
     def test_many_sources_one_aggregate(self):
         reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=16,
-                                      aggregate_rate=125000)
+                                      aggregates=True, aggregate_rate=125000)
         for i in range(5000):
             reg.event(flag(key("10.%d.%d.%d" % (i >> 16, (i >> 8) & 255,
                                                  i & 255), "10.9.0.7",
@@ -161,8 +161,24 @@ class PolicyTest(unittest.TestCase):
                                                 dst=N("10.9.0.8/32"))})
         self.assertEqual(rules[agg].keys, 5000)
 
+    def test_many_sources_no_aggregate_by_default(self):
+        reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=16)
+        for i in range(20):
+            reg.event(flag(key("10.0.0.%d" % i, "10.9.0.7")), 0)
+        reg.event(flag(key(None, "10.9.0.8", mode="dst")), 0)
+        rules, _ = pol.rules(reg, 0)
+        self.assertEqual(len(rules), 20)
+        self.assertEqual({r.kind for r in rules}, {"pair"})
+
+    def test_aggregate_floor(self):
+        with self.assertRaisesRegex(config.ConfigError, "floor"):
+            config.parse({"policy": {"aggregate_rate": "999kbit"}})
+        cfg = config.parse({"policy": {"aggregates": True}})
+        self.assertEqual(cfg.policy.aggregate_rate, 1250000)
+
     def test_aggregate_without_a_shared_port(self):
-        reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=2)
+        reg, pol = Registry(), Policy(min_flagged=0, aggregate_sources=2,
+                                      aggregates=True)
         reg.event(flag(key("10.0.0.1", mode="5tuple", proto=17, dport=53)),
                   0)
         reg.event(flag(key("10.0.0.2", mode="5tuple", proto=17, dport=123)),
@@ -176,6 +192,10 @@ class PolicyTest(unittest.TestCase):
                      protect={Q: [N("192.0.2.0/24"), N("2001:db8:1::/48")]})
         reg = Registry()
         reg.event(flag(verdict.Key(Q, overflow=True)), 0)
+        # by default, nothing: no address to drop, and no throttle of
+        # the flood's victim
+        self.assertEqual(pol.rules(reg, 0)[0], {})
+        pol.aggregates = True
         self.assertEqual(set(pol.rules(reg, 0)[0]), {
             Rule(4, dst=N("192.0.2.0/24"), rate=1000),
             Rule(6, dst=N("2001:db8:1::/48"), rate=1000)})
@@ -310,14 +330,153 @@ class BackendTest(unittest.TestCase):
         self.assertEqual(len(b.removed), 3)
 
 
+    def test_take_over_holds_then_lets_go(self):
+        # what a predecessor left stays for the hold time, renewed at
+        # once; one the policy wants again stays past it
+        b = Recorder()
+        b.renew_every = 10.0
+        b.renewed = []
+        b.renew = lambda rules: b.renewed.extend(rules)
+        w = self.wanted(2)
+        kept, gone = sorted(w)
+        b.found = [kept, gone]
+        b.take_over(100.0, 30.0)
+        b.sync({}, 100.5)
+        self.assertEqual(b.removed, [])
+        self.assertEqual(b.added, [])
+        self.assertEqual(sorted(b.renewed), [kept, gone])
+        b.sync({kept: w[kept]}, 129.0)
+        self.assertEqual(b.removed, [])
+        b.sync({kept: w[kept]}, 130.0)
+        self.assertEqual(b.removed, [gone])
+        self.assertEqual(list(b.installed), [kept])
+        self.assertEqual(b.added, [])
+
+
+class FakeNft:
+    """libnftables that lists TABLE and records every other batch."""
+
+    def __init__(self, table):
+        self.table, self.batches = table, []
+
+    def set_json_output(self, on):
+        pass
+
+    set_handle_output = set_echo_output = set_json_output
+
+    def json_cmd(self, doc):
+        cmds = doc["nftables"]
+        if "list" in cmds[0]:
+            if self.table is None:
+                return 1, "", "No such file or directory"
+            return 0, {"nftables": self.table}, ""
+        self.batches.append(cmds)
+        return 0, "", ""
+
+
+def nft_table(*items):
+    return [{"table": {"family": "netdev", "name": "dfs_guard"}}] + \
+        list(items)
+
+
+class NftTest(unittest.TestCase):
+    def backend(self, table):
+        from dfs_guard.nft import NftBackend
+        return NftBackend(["eth0"], nft=FakeNft(table), dry_run=False)
+
+    def ops(self, batch):
+        return [(op, what, o.get("name")) for c in batch
+                for op, v in c.items() for what, o in v.items()]
+
+    def test_fresh_table(self):
+        b = self.backend(None)
+        b.start()
+        ops = self.ops(b.nft.batches[0])
+        self.assertEqual(ops[0], ("add", "table", "dfs_guard"))
+        self.assertEqual(sum(1 for o in ops if o[:2] == ("add", "rule")), 8)
+        self.assertEqual(b.found, [])
+
+    def test_takes_over_what_it_finds(self):
+        elem = {"elem": {"val": "10.1.0.1", "timeout": 41, "expires": 7}}
+        pair = {"elem": {"val": {"concat": ["10.1.0.2", "10.9.0.1"]},
+                         "timeout": 41, "expires": 30}}
+        agg = [{"elem": {"val": {"concat": [
+            {"prefix": {"addr": "10.9.0.0", "len": 24}}, "udp",
+            {"range": [0, 65535]}]}, "timeout": 41}}, "agg7"]
+        t = nft_table(
+            {"limit": {"name": "agg7", "rate": 1, "rate_unit": "mbytes",
+                       "per": "second", "inv": True}},
+            {"limit": {"name": "agg3", "rate": 5, "rate_unit": "bytes"}},
+            {"set": {"name": "src4", "type": "ipv4_addr",
+                     "elem": [elem]}},
+            {"set": {"name": "pair4", "type": ["ipv4_addr", "ipv4_addr"],
+                     "elem": [pair]}},
+            {"map": {"name": "aggp4", "map": "limit", "type": [
+                "ipv4_addr", "inet_proto", "inet_service"], "elem": [agg]}},
+            # a set of another type (an older layout) is made again
+            {"set": {"name": "src6", "type": "ipv4_addr"}},
+            {"chain": {"name": "in_eth0"}}, {"chain": {"name": "in_gone"}})
+        b = self.backend(t)
+        b.start()
+        aggr = Rule(4, dst=N("10.9.0.0/24"), proto=17, rate=1 << 20)
+        self.assertEqual(sorted(b.found, key=str), sorted([
+            Rule(4, src=N("10.1.0.1/32")),
+            Rule(4, src=N("10.1.0.2/32"), dst=N("10.9.0.1/32")), aggr],
+            key=str))
+        self.assertEqual(b.limits, {aggr: "agg7"})
+        self.assertEqual(b.limit_seq, 7)
+        ops = self.ops(b.nft.batches[0])
+        self.assertIn(("flush", "chain", "in_eth0"), ops)
+        self.assertIn(("delete", "chain", "in_gone"), ops)
+        self.assertIn(("delete", "limit", "agg3"), ops)
+        self.assertNotIn(("delete", "limit", "agg7"), ops)
+        self.assertIn(("delete", "set", "src6"), ops)
+        self.assertNotIn(("add", "set", "src4"), ops)
+        self.assertNotIn(("delete", "table", "dfs_guard"), ops)
+        # and hands back the aggregate's element as it found it
+        b.remove([aggr])
+        self.assertEqual(b.nft.batches[1], [
+            {"delete": {"element": {"family": "netdev", "table":
+                                    "dfs_guard", "name": "aggp4", "elem": [
+                [{"elem": {"val": {"concat": [
+                    {"prefix": {"addr": "10.9.0.0", "len": 24}}, 17,
+                    {"range": [0, 65535]}]}}}, "agg7"]]}}},
+            {"delete": {"limit": {"family": "netdev", "table": "dfs_guard",
+                                  "name": "agg7"}}}])
+
+    def test_aggregate_gets_a_limit(self):
+        b = self.backend(None)
+        b.start()
+        r = Rule(6, dst=N("2001:db8::/48"), rate=1000)
+        b.add([r])
+        ops = self.ops(b.nft.batches[1])
+        self.assertEqual(ops, [("add", "limit", "agg1"),
+                               ("add", "element", "aggd6")])
+
+
 class FakeStream:
     def __init__(self, dumps):
         self.dumps = dumps
         self.dumped = []
+        self.closed = False
 
     def dump(self, q):
         self.dumped.append(q)
-        return self.dumps.get(q, [])
+        d = self.dumps.get(q, [])
+        if isinstance(d, Exception):
+            raise d
+        return d
+
+    def fileno(self):
+        # a pipe nothing writes to: select() waits out the tick
+        if not hasattr(self, "pipe"):
+            self.pipe = os.pipe()
+        return self.pipe[0]
+
+    def close(self):
+        self.closed = True
+        for fd in getattr(self, "pipe", ()):
+            os.close(fd)
 
 
 class GuardTest(unittest.TestCase):
@@ -357,6 +516,57 @@ class GuardTest(unittest.TestCase):
         self.assertEqual(stream.dumped, [Q])
         self.assertEqual(g.registry.flags, {})
 
+    def guard(self, stream, backends):
+        cfg = config.parse({"policy": {"min_flagged": 0}, "tick": 0.01},
+                           ifindex=lambda n: 3)
+        cfg.qdiscs = [Q]
+        return Guard(cfg, stream, backends, clock=time.monotonic,
+                     listing=lambda: [])
+
+    def test_an_error_withdraws(self):
+        # any way out but SIGHUP withdraws what the backends hold
+        class Broken(Recorder):
+            def sync(self, wanted, now):
+                super().sync(wanted, now)
+                raise RuntimeError("a bug")
+
+        k = key("10.0.0.1")
+        stream = FakeStream({Q: [verdict.Event(verdict.CMD_FLAG, Q, k,
+                                               dump=True)]})
+        b = Broken()
+        g = self.guard(stream, [b])
+        g.tick = lambda: b.sync({Rule(4, src=N("10.0.0.1/32")):
+                                 RuleInfo()}, 0.0)
+        with self.assertRaises(RuntimeError):
+            g.run()
+        self.assertEqual(len(b.removed), 1)
+        self.assertTrue(stream.closed)
+
+    def test_sighup_withdraws_nothing(self):
+        b = Recorder()
+        b.installed[Rule(4, src=N("10.0.0.1/32"))] = 0.0
+        g = self.guard(FakeStream({}), [b])
+        g.reload = True
+        self.assertTrue(g.run())
+        self.assertEqual(b.removed, [])
+        g = self.guard(FakeStream({}), [b])
+        g.stop = True
+        self.assertFalse(g.run())
+        self.assertEqual(len(b.removed), 1)
+
+    def test_failed_dump_retried(self):
+        from dfs_guard.stream import DumpError
+        k = key("10.0.0.1")
+        stream = FakeStream({Q: DumpError("EBUSY")})
+        g = self.guard(stream, [])
+        with self.assertLogs("dfs-guard", "WARNING"):
+            g.start()
+        self.assertEqual(g.unsynced, {Q})
+        stream.dumps[Q] = [verdict.Event(verdict.CMD_FLAG, Q, k, dump=True)]
+        g.tick()
+        self.assertEqual(g.unsynced, set())
+        self.assertIn(k, g.registry.flags)
+
     def test_other_qdiscs_ignored(self):
         cfg = config.parse({"policy": {"min_flagged": 0}},
                            ifindex=lambda n: 3)
@@ -389,13 +599,17 @@ class FlowSpecTest(unittest.TestCase):
     def test_through_exabgp(self):
         """The backend, the relay and a real ExaBGP: every command of a
         source, a pair, IPv4 and IPv6 aggregates accepted ("done"), a
-        withdrawal too, and a restarted relay given the rules again."""
+        withdrawal too, a restarted relay given the rules again; a new
+        backend (a restart) takes over what the relay held and withdraws
+        the stale; a backend that stays away past the relay's grace has
+        its routes withdrawn by the relay."""
         here = os.path.dirname(os.path.abspath(__file__))
         with tempfile.TemporaryDirectory() as d:
             sock = os.path.join(d, "exabgp.sock")
             conf = os.path.join(d, "exabgp.conf")
             with open(conf, "w") as fh:
-                fh.write("process dfs-guard {\n run /usr/bin/python3 %s %s;"
+                fh.write("process dfs-guard {\n run /usr/bin/python3 %s "
+                         "--grace 2 %s;"
                          "\n encoder text;\n}\n"
                          "neighbor 127.0.0.2 {\n router-id 127.0.0.1;\n"
                          " local-address 127.0.0.1;\n local-as 64512;\n"
@@ -416,7 +630,7 @@ class FlowSpecTest(unittest.TestCase):
             try:
                 deadline = time.monotonic() + 30
                 while b.conn is None and time.monotonic() < deadline:
-                    b.accept()
+                    b.accept(0.0)
                     time.sleep(0.1)
                 self.assertIsNotNone(b.conn, "the relay never connected")
                 wanted = {
@@ -426,27 +640,118 @@ class FlowSpecTest(unittest.TestCase):
                     Rule(4, dst=N("10.9.0.7/32"), proto=17, dport=53,
                          rate=125000): None,
                     Rule(6, dst=N("2001:db8:9::/48"), rate=1000): None}
-                from dfs_guard.policy import RuleInfo
-                b.sync({r: RuleInfo(1, 0, 0) for r in wanted}, 1.0)
+                def info(r):
+                    return RuleInfo(1, 0, 0, scope={N("10.0.0.0/24")})
+                b.sync({r: info(r) for r in wanted}, 1.0)
                 self.assertEqual(set(b.installed), set(wanted))
-                b.sync({r: RuleInfo(1, 0, 0) for r in list(wanted)[:1]}, 2.0)
+                b.sync({r: info(r) for r in list(wanted)[:1]}, 2.0)
                 self.assertEqual(len(b.installed), 1)
                 # the relay loses dfs-guard, reconnects, is given the rule
                 b.conn.close()
                 b.conn = None
                 deadline = time.monotonic() + 30
                 while b.conn is None and time.monotonic() < deadline:
-                    b.accept()
+                    b.accept(0.0)
                     time.sleep(0.1)
                 self.assertIsNotNone(b.conn, "the relay did not come back")
-                b.send([flowspec.command("announce", list(wanted)[1])])
+                r0, r1 = list(wanted)[:2]
+                # the source towards what its qdisc protects
+                c0 = flowspec.command("announce", Rule(
+                    4, src=N("10.1.0.1/32"), dst=N("10.0.0.0/24")))
+                self.assertIn("destination 10.0.0.0/24;", c0)
+                c1 = flowspec.command("announce", r1)
+                b.send([c1])
                 with self.assertRaises(BackendError):
                     b.send(["announce flow route { match { bogus 1; } "
                             "then { discard; } }"])
-                b.close()
+                self.assertEqual(sorted(b.held()), sorted([c0, c1]))
+
+                def connected(backend):
+                    deadline = time.monotonic() + 30
+                    while backend.conn is None and \
+                            time.monotonic() < deadline:
+                        backend.accept(0.0)
+                        time.sleep(0.1)
+                    self.assertIsNotNone(backend.conn)
+
+                # a crash: the sockets go, nothing is withdrawn
+                b.stop()
+                b2 = flowspec.FlowSpecBackend(socket_path=sock,
+                                              dry_run=False)
+                b2.start()
+                b2.take_over(0.0, 5.0)
+                connected(b2)
+                self.assertEqual(set(b2.orphans), {c0, c1})
+                b2.sync({r0: info(r0)}, 1.0)    # adopted
+                self.assertEqual(set(b2.orphans), {c1})
+                b2.sync({r0: info(r0)}, 6.0)    # c1 withdrawn
+                self.assertEqual(b2.orphans, {})
+                self.assertEqual(b2.held(), [c0])
+                # away past the grace: the relay withdraws c0
+                b2.stop()
+                time.sleep(3.5)
+                b3 = flowspec.FlowSpecBackend(socket_path=sock,
+                                              dry_run=False)
+                b3.start()
+                connected(b3)
+                self.assertEqual(b3.orphans, {})
+                self.assertEqual(b3.held(), [])
+                b3.close()
             finally:
                 exa.terminate()
                 exa.wait(10)
+
+
+class FlowSpecRulesTest(unittest.TestCase):
+    """What goes upstream, without ExaBGP: the commands a backend sends."""
+
+    def backend(self, **kw):
+        b = flowspec.FlowSpecBackend(dry_run=False, **kw)
+        b.lines = []
+        b.conn = True                # as if a relay were there
+
+        def send(lines):
+            b.lines += lines
+        b.send = send
+        b.accept = lambda now: None
+        return b
+
+    def test_source_names_what_its_qdisc_protects(self):
+        pol = Policy(min_flagged=0, protect={Q: [N("10.9.0.0/24"),
+                                                 N("2001:db8::/48")]})
+        reg = Registry()
+        reg.event(flag(key("10.1.0.1", None, mode="src")), 0)
+        reg.event(flag(key("2001:db8:5::1", None, mode="src")), 0)
+        b = self.backend()
+        b.sync(pol.rules(reg, 0)[0], 0)
+        self.assertEqual(sorted(b.lines), [
+            "announce flow route { match { source 10.1.0.1/32; "
+            "destination 10.9.0.0/24; } then { discard; } }",
+            "announce flow route { match { source 2001:db8:5::1/128/0; "
+            "destination 2001:db8::/48/0; } then { discard; } }"])
+        b.sync({}, 1)
+        self.assertEqual(len(b.lines), 4)
+        self.assertTrue(b.lines[2].startswith("withdraw flow route"))
+
+    def test_source_without_destination_not_announced(self):
+        reg, pol = Registry(), Policy(min_flagged=0)
+        reg.event(flag(key("10.1.0.1", None, mode="src")), 0)
+        b = self.backend()
+        with self.assertLogs("dfs-guard", "WARNING"):
+            b.sync(pol.rules(reg, 0)[0], 0)
+        self.assertEqual(b.lines, [])
+
+    def test_cpr_stays_local(self):
+        reg, pol = Registry(), Policy(min_flagged=0)
+        reg.event(flag(key("10.1.0.1"), reasons=("cpr",)), 0)
+        reg.event(flag(key("10.1.0.2"), reasons=("cpr", "malicious")), 0)
+        b = self.backend()
+        b.sync(pol.rules(reg, 0)[0], 0)
+        self.assertEqual(len(b.lines), 1)
+        self.assertIn("10.1.0.2/32", b.lines[0])
+        b = self.backend(cpr=True)
+        b.sync(pol.rules(reg, 0)[0], 0)
+        self.assertEqual(len(b.lines), 2)
 
 
 class QdiscLabelTest(unittest.TestCase):
