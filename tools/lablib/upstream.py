@@ -193,6 +193,9 @@ def guard_conf(d, sock):
     with open(conf, "w") as fh:
         fh.write("""dry_run = false
 tick = 0.25
+[policy]
+aggregates = true
+aggregate_rate = "1mbit"
 [[qdisc]]
 dev = "%s"
 handle = "10:"
