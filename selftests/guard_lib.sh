@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# What guard_nft.sh and guard_spoof.sh share: dfs-guard (guard/) in the
-# router of dfs_scenario.sh's topology, not in dry run, nftables on the
-# sender-side interfaces, its metrics on 127.0.0.1:9747.
+# What guard_nft.sh, guard_spoof.sh and guard_aim.sh share: dfs-guard
+# (guard/) in the router of dfs_scenario.sh's topology, not in dry run,
+# nftables on the sender-side interfaces, its metrics on 127.0.0.1:9747.
 #
 #	guard_require           skip the test without the daemon's Python
 #	                        modules
@@ -22,7 +22,16 @@
 #	guard_scrape FILE METRIC...
 #	                        in the background, every half second, a line
 #	                        "EPOCH TOTAL..." into FILE: each METRIC
-#	                        summed over its labels; GUARD_SCRAPER its pid
+#	                        summed over its labels
+#	guard_sample_table FILE in the background, every half second, what
+#	                        the daemon's table holds: "EPOCH N ITEM...",
+#	                        N its elements (-1: no table), an ITEM each:
+#	                        a source, "src>dst" (a pair) or "agg:dst"
+#	guard_bg_stop FILE...   stop the scraper or sampler writing FILE: the
+#	                        Python itself, which the shell that runs
+#	                        ip netns exec in the background would leave
+#	GUARD_RENEW, GUARD_POLICY
+#	                        nftables.renew (2.0) and more [policy] lines
 
 source "$(dirname "${BASH_SOURCE[0]}")/dfs_scenario.sh"
 
@@ -76,6 +85,7 @@ guard_toml()
 		[policy]
 		min_flagged = 0.5
 		hold = $hold
+		${GUARD_POLICY:-}
 		[[qdisc]]
 		dev = "$R_OUT"
 		handle = "10:"
@@ -85,7 +95,7 @@ guard_toml()
 		[nftables]
 		enable = true
 		interfaces = [${devs%,}]
-		renew = 2.0
+		renew = ${GUARD_RENEW:-2.0}
 		[metrics]
 		listen = "127.0.0.1"
 		port = 9747
@@ -138,5 +148,57 @@ guard_scrape()
 	              file=out, flush=True)
 	    time.sleep(0.5)
 	PY
-	GUARD_SCRAPER=$!
+}
+
+guard_sample_table()
+{
+	in_ns r /usr/bin/python3 - "$1" <<-'PY' &
+	import json, sys, time
+	import nftables
+	nft = nftables.Nftables()
+	nft.set_json_output(True)
+	out = open(sys.argv[1], "w")
+
+	def val(v):
+	    if isinstance(v, dict) and "elem" in v:
+	        v = v["elem"]["val"]
+	    if isinstance(v, dict) and "concat" in v:
+	        return ">".join(str(val(x)) for x in v["concat"][:2])
+	    if isinstance(v, dict) and "prefix" in v:
+	        return "%s/%d" % (v["prefix"]["addr"], v["prefix"]["len"])
+	    return str(v)
+
+	while True:
+	    # the time before the listing: what it shows was there after it
+	    t = time.time()
+	    rc, o, _ = nft.cmd("list table netdev dfs_guard")
+	    items = None
+	    if rc == 0:
+	        items = []
+	        for obj in json.loads(o)["nftables"]:
+	            s = obj.get("set") or obj.get("map")
+	            for e in (s or {}).get("elem", []):
+	                if isinstance(e, list):
+	                    items.append("agg:" + val(e[0]))
+	                else:
+	                    items.append(val(e))
+	    print("%.3f" % t, -1 if items is None else len(items),
+	          *(items or []), file=out, flush=True)
+	    time.sleep(0.5)
+	PY
+}
+
+guard_bg_gone()
+{
+	! pgrep -f "python3 - $1( |\$)" > /dev/null
+}
+
+guard_bg_stop()
+{
+	local f
+
+	for f in "$@"; do
+		pkill -f "python3 - $f( |\$)"
+		busywait 10000 guard_bg_gone "$f"
+	done
 }
