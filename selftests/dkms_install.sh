@@ -349,6 +349,80 @@ page=$(man -w dfs-guard 2>/dev/null)
 check_err $? "man -w dfs-guard: '$page'"
 log_test "dfs-guard: configuration checked, dry run, metrics of $DEV's dfs"
 
+# --- dfs-guard and ExaBGP as Debian runs them --------------------------------------
+# ExaBGP as its unit runs it (User=exabgp), and the relay it starts so;
+# dfs-guard with its unit's capabilities (setpriv), its stderr to a
+# journald started for the test (no systemd in the guest), with
+# JOURNAL_STREAM as systemd sets it.  FlowSpec on, and nftables on an
+# interface that is not there: the warning the test provokes.
+guard_with_exabgp()
+{
+	local conf=$LOG/guard-fs.toml sock=/run/dfs-guard/exabgp.sock
+
+	mkdir -p /run/systemd/journal
+	/lib/systemd/systemd-journald &
+	journald=$!
+	busywait 30000 test -S /run/systemd/journal/stdout
+	check_err $? "journald did not start"
+	cat > "$conf" <<-EOF
+	dry_run = false
+	[flowspec]
+	enable = true
+	[nftables]
+	enable = true
+	interfaces = ["nosuch0"]
+	EOF
+	systemd-cat -t dfs-guard sh -c 'JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) \
+		exec setpriv --bounding-set=-all,+net_admin,+chown \
+		/usr/sbin/dfs-guard -c "$1"' sh "$conf" &
+	busywait 60000 test -S $sock
+	check_err $? "no $sock"
+	[ "$(stat -c '%a %U %G' $sock)" = "660 root exabgp" ] &&
+		[ "$(stat -c '%a %G' "$(dirname $sock)")" = "750 exabgp" ]
+	check_err $? "the relay's socket and directory: $(stat -c '%n %a %U %G' $sock "$(dirname $sock)")"
+	# ExaBGP reads its configuration as exabgp
+	chmod 0755 "$LOG"
+	cat > "$LOG/exabgp.conf" <<-EOF
+	process dfs-guard {
+		run /usr/sbin/dfs-guard-exabgp $sock;
+		encoder text;
+	}
+	neighbor 127.0.0.2 {
+		router-id 127.0.0.1;
+		local-address 127.0.0.1;
+		local-as 64512;
+		peer-as 64500;
+		family { ipv4 flow; ipv6 flow; }
+		api { processes [ dfs-guard ]; }
+	}
+	EOF
+	runuser -u exabgp -- env exabgp.api.cli=false exabgp.daemon.daemonize=false \
+		exabgp.log.destination=stderr exabgp "$LOG/exabgp.conf" \
+		> "$LOG/exabgp.txt" 2>&1 &
+	busywait 60000 sh -c 'journalctl -t dfs-guard --no-pager | grep -q "relay connected"'
+	check_err $? "the relay, run by ExaBGP as exabgp, did not connect: $(tail -n 3 "$LOG/exabgp.txt")"
+	journalctl -t dfs-guard -p warning --no-pager > "$LOG/guard-warnings.txt"
+	grep -q "nosuch0: no such device" "$LOG/guard-warnings.txt"
+	check_err $? "journalctl -p warning lacks the missing interface's warning"
+	! grep -q "relay connected" "$LOG/guard-warnings.txt"
+	check_err $? "an info line filed as a warning"
+	pkill -TERM -f "/usr/sbin/dfs-guard -c $conf"
+	pkill -TERM -u exabgp exabgp
+	busywait 30000 sh -c '! pgrep -f "/usr/sbin/[d]fs-guard -c" > /dev/null'
+	check_err $? "dfs-guard did not stop on SIGTERM"
+	journalctl -t dfs-guard --no-pager | sed 's/^/INFO:   /'
+	kill $journald
+	wait $journald
+}
+
+RET=0
+if command -v exabgp > /dev/null && getent passwd exabgp > /dev/null; then
+	guard_with_exabgp
+	log_test "dfs-guard: the relay run by ExaBGP as exabgp connects; journald's priorities"
+else
+	log_test_skip "dfs-guard with ExaBGP" "no exabgp, or no exabgp user"
+fi
+
 # --- doc/operate.md's recipes -------------------------------------------------------
 "$(dirname "$0")"/operate_recipes.sh
 check_err $? "doc/operate.md's recipes failed"
