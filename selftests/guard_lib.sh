@@ -35,7 +35,8 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/dfs_scenario.sh"
 
-GUARD=$(cd "$(dirname "${BASH_SOURCE[0]}")/../guard" && pwd)/dfs-guard
+# GUARD: another daemon to test, e.g. an older tree's
+GUARD=${GUARD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../guard" && pwd)/dfs-guard}
 
 guard_require()
 {
