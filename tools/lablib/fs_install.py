@@ -9,8 +9,8 @@ FRR's bgpd receives and validates the rules (RFC 8955); on Linux its
 zebra would install them as ipset and iptables rules (`local-install`),
 but Debian 12's FRR 8.4 zebra has no such dataplane and refuses the
 operations.  This stands in for it, as a router's FlowSpec dataplane
-does: it reads bgpd's FlowSpec RIB (vtysh, "show bgp ipv4 flowspec
-detail json") every INTERVAL and makes the netdev table "flowspec" match
+does: it reads bgpd's FlowSpec RIBs (vtysh, "show bgp ipv4 flowspec
+detail json" and ipv6's) every INTERVAL and makes the netdev table "flowspec" match
 it, one libnftables transaction a change, on the ingress of each IF:
 a traffic-rate of 0 (RFC 8955's discard) a drop, another rate a limit
 over it in bytes a second.  FILE gets a line a change: "EPOCH rib N"
@@ -30,12 +30,13 @@ TABLE = "flowspec"
 
 
 def rib(vty):
-    """bgpd's FlowSpec rules: {(match, rate)}; match a tuple of (field,
-    value) of FRR's JSON ("from", "to", "proto", "dstp", ...), rate in
-    bytes a second.  FRR writes one JSON array a route, one after
-    another, not one document."""
+    """bgpd's FlowSpec rules, IPv4 and IPv6: {(match, rate)}; match a
+    tuple of (field, value) of FRR's JSON ("from", "to", "proto",
+    "dstp", ...), rate in bytes a second.  FRR writes one JSON array a
+    route, one after another, not one document."""
     out = subprocess.run(["vtysh", "--vty_socket", vty, "-c",
-                          "show bgp ipv4 flowspec detail json"],
+                          "show bgp ipv4 flowspec detail json", "-c",
+                          "show bgp ipv6 flowspec detail json"],
                          capture_output=True, text=True, timeout=30).stdout
     dec, i, rules = json.JSONDecoder(), 0, set()
     while True:
@@ -65,10 +66,14 @@ def nft_rule(match, rate):
     if it matches what this stand-in does not handle."""
     m = dict(match)
     words = []
+    for k in ("from", "to"):
+        if k in m:      # an IPv6 prefix has its offset: "fd01::1/128/off 0"
+            m[k] = m[k].split("/off", 1)[0]
+    ip = "ip6" if ":" in m.get("from", "") + m.get("to", "") else "ip"
     if "from" in m:
-        words.append("ip saddr %s" % m.pop("from"))
+        words.append("%s saddr %s" % (ip, m.pop("from")))
     if "to" in m:
-        words.append("ip daddr %s" % m.pop("to"))
+        words.append("%s daddr %s" % (ip, m.pop("to")))
     proto = m.pop("proto", "").lstrip("= ").strip()
     if proto:
         words.append("meta l4proto %s" % proto)
