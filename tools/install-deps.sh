@@ -55,8 +55,9 @@ APT_PKGS=(
 	# its FlowSpec backend drives (its unit test runs one)
 	python3-pyroute2 python3-nftables python3-prometheus-client exabgp
 	# the lab's upstream scenario (tools/lablib/upstream.py): FRR's bgpd
-	# as the ISP router that receives dfs-guard's FlowSpec
-	frr
+	# as the ISP router that receives dfs-guard's FlowSpec, and BIRD 2
+	# as a second upstream that validates it (RFC 8955 section 6)
+	frr bird2
 	# promtool, which checks and tests dfs-guard's alert rules (make unit)
 	prometheus
 	# doc/operate.md's recipes, run in the guest by make check-dkms: the
@@ -141,12 +142,15 @@ if [ ! -e "/lib/modules/$kver/build/Makefile" ]; then
 fi
 log "test kernel $kver (linux-image-amd64 = linux-headers-amd64 = $img)"
 
-# Of prometheus only promtool is wanted: its server, which the package
-# starts where systemd runs, has nothing to do on a build machine.
-if [ -d /run/systemd/system ] && systemctl -q is-enabled prometheus.service 2>/dev/null; then
-	log "prometheus.service: disabled and stopped (only promtool is used)"
-	systemctl disable -q --now prometheus.service >>"$DEPS_LOG" 2>&1 || true
-fi
+# Of prometheus only promtool is wanted, and BIRD runs only in the lab's
+# namespaces: the daemons their packages start where systemd runs have
+# nothing to do on a build machine.
+for unit in prometheus bird; do
+	if [ -d /run/systemd/system ] && systemctl -q is-enabled "$unit.service" 2>/dev/null; then
+		log "$unit.service: disabled and stopped (the tests run their own)"
+		systemctl disable -q --now "$unit.service" >>"$DEPS_LOG" 2>&1 || true
+	fi
+done
 
 # --- netperf, for flent ------------------------------------------------------
 # Debian 12 has netperf only in non-free; sid has it in main, but its

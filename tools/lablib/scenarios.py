@@ -406,10 +406,10 @@ class UpstreamScenario:
 def upstream(short):
     return UpstreamScenario("upstream", "a flood into the edge router's "
                             "upstream link, 10 Mbit/s shared with a second "
-                            "customer; FRR upstream, FlowSpec from dfs-guard "
-                            "through ExaBGP", 40 if short else 70, 10,
+                            "customer; FRR and a validating BIRD upstream, "
+                            "FlowSpec from dfs-guard through ExaBGP", 40 if short else 70, 10,
                             15 if short else 30,
-                            ["dfs", "flowspec", "spoofed"])
+                            ["dfs", "flowspec", "flowspec6", "spoofed"])
 
 
 # LRU-FQ's sweep (tools/lab -s lrufq-sweep): 8 TCP hosts beside UDP

@@ -8,7 +8,9 @@ upstream as BGP FlowSpec.
                  +- isp =(10, FIFO)=> edge
   srv 10.2.0.1 --+  FRR bgpd <- BGP -> ExaBGP, +-(5, fq_codel)-> c2 10.0.2.2
                     + FlowSpec         dfs-guard
-                    dataplane (nft)          (Mbit/s at the lab's rate)
+                    dataplane (nft)      ^   (Mbit/s at the lab's rate)
+                                         |
+                         bird: BIRD 2 <- BGP (unicast + FlowSpec)
 
 The ISP router's egress towards the edge router is the shared link: a
 TBF of the lab's rate with its plain FIFO, as an aggregation link is.
@@ -21,13 +23,21 @@ router dfs-guard follows DFS's verdicts and announces them through
 ExaBGP to the ISP's FRR (eBGP, address family ipv4 flowspec over the
 shared link itself); fs_install.py installs
 FRR's received FlowSpec rules at the ISP's ingress (FRR 8.4's zebra has
-no Linux dataplane for them: fs_install.py's comment).  DFS prunes
+no Linux dataplane for them: fs_install.py's comment).  A second
+upstream router, BIRD 2 on a link of its own, receives the same rules
+with RFC 8955 section 6's validation on, as BIRD's `validate` and Junos'
+default have it: a rule is accepted only if it names a destination
+whose best unicast route came from the same peer.  So the edge router
+announces to it, as a real edge does, the prefixes it protects (c1's,
+IPv4 and IPv6); bird_watch.py logs when each rule is valid there.
+Every link has IPv6 too (fd00::/48 behind the edge router).  DFS prunes
 idle keys after PRUNE: a flood the ISP drops is idle to DFS, and its
 rule outlives the flood by PRUNE and dfs-guard's hold.
 
 Runs, each in the same boot, the topology afresh:
   dfs             DFS on the edge router alone (no dfs-guard)
   flowspec        the same with dfs-guard announcing
+  flowspec6       the same over IPv6 (RFC 8956)
   spoofed         the flood from SOURCES random addresses, DFS's flows
                   capped below that: the overflow flow, one aggregate
                   rate-limit towards c1's prefix (the qdisc's protect)
@@ -62,11 +72,16 @@ TOOLS = os.path.dirname(HERE)
 REPO = os.path.dirname(TOOLS)
 sys.path.insert(0, HERE)
 
-KINDS = ("dfs", "flowspec", "spoofed")
+KINDS = ("dfs", "flowspec", "flowspec6", "spoofed")
 ATK, SRV, C1, C2 = "10.1.0.1", "10.2.0.1", "10.0.1.2", "10.0.2.2"
+ATK6, C1_6 = "fd01::1", "fd00:0:0:1::2"
 ISP_EDGE, EDGE_ISP = "10.99.0.1", "10.99.0.2"
+BIRD_EDGE, EDGE_BIRD = "10.98.0.1", "10.98.0.2"
+EDGE_BIRD6 = "fd98::2"
 SHARED, FROM_ISP, TO_C1, TO_C2 = "i-e", "e-i", "e-c1", "e-c2"
 ATK_NET = "10.1.0.0/16"     # atk's link: the flood's sources, spoofed too
+ATK6_NET = "fd01::/64"
+PROTECT = ("10.0.1.0/24", "fd00:0:0:1::/64")   # c1's: DFS's protect
 FLOOD_PORT = 9000
 PRUNE = "5s"
 SPOOF_NET, SOURCES, FLOWS_CAP = "10.1.16.0/20", 2048, 256
@@ -75,22 +90,33 @@ SPOOF_NET, SOURCES, FLOWS_CAP = "10.1.16.0/20", 2048, 256
 # --- the guest's side ---------------------------------------------------------
 
 def topology(run):
-    """The six namespaces, their links and routes, afresh."""
+    """The seven namespaces, their links and routes, afresh."""
     run.topo_cleanup()
-    names = ["atk", "srv", "isp", "edge", "c1", "c2"]
+    names = ["atk", "srv", "isp", "edge", "c1", "c2", "bird"]
     cmds = ["netns add %s" % run.ns(n) for n in names]
     run.sh(["ip", "-batch", "-"], input="\n".join(cmds) + "\n", text=True)
-    links = [("atk", "eth0", "isp", "i-atk", ATK + "/16", "10.1.0.254/16"),
-             ("srv", "eth0", "isp", "i-srv", "10.2.0.1/24", "10.2.0.254/24"),
-             ("isp", SHARED, "edge", FROM_ISP, ISP_EDGE + "/24",
-              EDGE_ISP + "/24"),
-             ("edge", TO_C1, "c1", "eth0", "10.0.1.1/24", C1 + "/24"),
-             ("edge", TO_C2, "c2", "eth0", "10.0.2.1/24", C2 + "/24")]
+    # (a, its device, b, its device, a's addresses, b's addresses)
+    links = [("atk", "eth0", "isp", "i-atk", (ATK + "/16", ATK6 + "/64"),
+              ("10.1.0.254/16", "fd01::fe/64")),
+             ("srv", "eth0", "isp", "i-srv", ("10.2.0.1/24", "fd02::1/64"),
+              ("10.2.0.254/24", "fd02::fe/64")),
+             ("isp", SHARED, "edge", FROM_ISP, (ISP_EDGE + "/24",
+                                                "fd99::1/64"),
+              (EDGE_ISP + "/24", "fd99::2/64")),
+             ("edge", TO_C1, "c1", "eth0", ("10.0.1.1/24", "fd00:0:0:1::1/64"),
+              (C1 + "/24", C1_6 + "/64")),
+             ("edge", TO_C2, "c2", "eth0", ("10.0.2.1/24", "fd00:0:0:2::1/64"),
+              (C2 + "/24", "fd00:0:0:2::2/64")),
+             ("edge", "e-b", "bird", "b-e", (EDGE_BIRD + "/24",
+                                             EDGE_BIRD6 + "/64"),
+              (BIRD_EDGE + "/24", "fd98::1/64"))]
     for a, da, b, db, ipa, ipb in links:
         run.sh(["ip", "link", "add", da, "netns", run.ns(a), "type", "veth",
                 "peer", "name", db, "netns", run.ns(b)])
-        run.in_ns(a, ["ip", "addr", "add", ipa, "dev", da])
-        run.in_ns(b, ["ip", "addr", "add", ipb, "dev", db])
+        for n, dev, addrs in ((a, da, ipa), (b, db, ipb)):
+            run.in_ns(n, ["ip", "-batch", "-"], text=True, input="".join(
+                "addr add %s dev %s%s\n" % (x, dev, " nodad" if ":" in x
+                                            else "") for x in addrs))
     for n in names:
         run.in_ns(n, ["ip", "-batch", "-"], text=True,
                   input="".join("link set %s up\n" % d for d in
@@ -99,14 +125,17 @@ def topology(run):
         run.in_ns(n, ["sysctl", "-qw", "net.ipv4.conf.all.rp_filter=0",
                       "net.ipv4.conf.default.rp_filter=0"])
     for n in ("isp", "edge"):
-        run.in_ns(n, ["sysctl", "-qw", "net.ipv4.ip_forward=1"])
-    run.in_ns("atk", ["ip", "route", "add", "default", "via", "10.1.0.254"])
-    run.in_ns("srv", ["ip", "route", "add", "default", "via", "10.2.0.254"])
-    run.in_ns("isp", ["ip", "route", "add", "10.0.0.0/16", "via", EDGE_ISP])
-    run.in_ns("edge", ["ip", "route", "add", "default", "via", ISP_EDGE])
-    for c in ("c1", "c2"):
-        run.in_ns(c, ["ip", "route", "add", "default", "via",
-                      "10.0.%s.1" % c[1]])
+        run.in_ns(n, ["sysctl", "-qw", "net.ipv4.ip_forward=1",
+                      "net.ipv6.conf.all.forwarding=1"])
+    routes = {"atk": ["default via 10.1.0.254", "default via fd01::fe"],
+              "srv": ["default via 10.2.0.254", "default via fd02::fe"],
+              "isp": ["10.0.0.0/16 via " + EDGE_ISP, "fd00::/48 via fd99::2"],
+              "edge": ["default via " + ISP_EDGE, "default via fd99::1"],
+              "c1": ["default via 10.0.1.1", "default via fd00:0:0:1::1"],
+              "c2": ["default via 10.0.2.1", "default via fd00:0:0:2::1"]}
+    for n, rs in routes.items():
+        run.in_ns(n, ["ip", "-batch", "-"], text=True, input="".join(
+            "route add %s\n" % r for r in rs))
     # MTU-sized packets from the TCP sender, as the lab's senders send;
     # 5 ms each way on the server's and the customers' own links.
     run.in_ns("srv", ["ip", "link", "set", "dev", "eth0", "gso_max_segs",
@@ -132,6 +161,8 @@ def shape(run, scn, spoofed):
     run.tc_batch("edge", ["qdisc add dev %s clsact" % FROM_ISP,
                           "filter add dev %s ingress protocol ip flower "
                           "src_ip %s action pass" % (FROM_ISP, ATK_NET),
+                          "filter add dev %s ingress protocol ipv6 flower "
+                          "src_ip %s action pass" % (FROM_ISP, ATK6_NET),
                           "qdisc add dev %s root handle 1: %s" % (TO_C1, tbf),
                           "qdisc add dev %s parent 1:1 handle 10: %s"
                           % (TO_C1, dfs),
@@ -159,8 +190,11 @@ router bgp 64500
  address-family ipv4 flowspec
   neighbor %s activate
  exit-address-family
+ address-family ipv6 flowspec
+  neighbor %s activate
+ exit-address-family
 !
-""" % (d, ISP_EDGE, EDGE_ISP, EDGE_ISP, EDGE_ISP))
+""" % (d, ISP_EDGE, EDGE_ISP, EDGE_ISP, EDGE_ISP, EDGE_ISP))
     common = ["-d", "-u", "frr", "-g", "frr", "--vty_socket", d,
               "-z", d + "/zserv.api", "-f", conf]
     run.in_ns("isp", ["/usr/lib/frr/zebra", "-i", d + "/zebra.pid"] + common)
@@ -168,7 +202,42 @@ router bgp 64500
                       "-p", "179"] + common)
 
 
+def bird_start(d):
+    """BIRD 2 in the second upstream router: FlowSpec from the edge
+    router validated (RFC 8955 section 6) against the unicast routes
+    the edge router announces, in tables with a trie, as validation
+    needs.  Its control socket is D/bird.ctl."""
+    os.makedirs(d, exist_ok=True)
+    conf = os.path.join(d, "bird.conf")
+    with open(conf, "w") as fh:
+        fh.write("""log "%s/bird.log" all;
+router id %s;
+ipv4 table master4 { trie on; };
+ipv6 table master6 { trie on; };
+flow4 table flowtab4;
+flow6 table flowtab6;
+protocol device {}
+protocol bgp edge {
+	local %s as 64501;
+	neighbor %s as 64512;
+	hold time 9;
+	ipv4 { import all; export none; };
+	ipv6 { import all; export none; };
+	flow4 { table flowtab4; import all; export none; validate on;
+		base table master4; };
+	flow6 { table flowtab6; import all; export none; validate on;
+		base table master6; };
+}
+""" % (d, BIRD_EDGE, BIRD_EDGE, EDGE_BIRD))
+    return ["bird", "-f", "-c", conf, "-s", d + "/bird.ctl",
+            "-P", d + "/bird.pid"]
+
+
 def exabgp_conf(d, sock):
+    """Two upstream neighbors: FRR, which receives the FlowSpec rules
+    alone, and BIRD, which validates them against the unicast routes
+    this edge router announces to it, c1's prefixes (dfs-guard's
+    protect), its next hop itself."""
     conf = os.path.join(d, "exabgp.conf")
     with open(conf, "w") as fh:
         fh.write("""process dfs-guard {
@@ -180,11 +249,25 @@ neighbor %s {
 	local-address %s;
 	local-as 64512;
 	peer-as 64500;
-	family { ipv4 flow; }
+	family { ipv4 flow; ipv6 flow; }
+	api { processes [ dfs-guard ]; }
+}
+neighbor %s {
+	router-id %s;
+	local-address %s;
+	local-as 64512;
+	peer-as 64501;
+	hold-time 9;
+	family { ipv4 unicast; ipv6 unicast; ipv4 flow; ipv6 flow; }
+	static {
+		route %s next-hop %s;
+		route %s next-hop %s;
+	}
 	api { processes [ dfs-guard ]; }
 }
 """ % (os.path.join(REPO, "guard", "dfs-guard-exabgp"), sock, ISP_EDGE,
-       EDGE_ISP, EDGE_ISP))
+       EDGE_ISP, EDGE_ISP, BIRD_EDGE, EDGE_ISP, EDGE_BIRD,
+       PROTECT[0], EDGE_BIRD, PROTECT[1], EDGE_BIRD6))
     return conf
 
 
@@ -199,30 +282,41 @@ aggregate_rate = "1mbit"
 [[qdisc]]
 dev = "%s"
 handle = "10:"
-protect = ["10.0.1.0/24"]
+protect = ["%s", "%s"]
 [flowspec]
 enable = true
 socket = "%s"
 [metrics]
 enable = false
-""" % (TO_C1, sock))
+""" % (TO_C1, PROTECT[0], PROTECT[1], sock))
     return conf
 
 
 def bgp_up(run, d, timeout=120):
-    """Wait until the ISP's session with the edge router is up."""
+    """Wait until the ISP's session (FRR in D/frr) and BIRD's (D/bird)
+    with the edge router are up; what is not, by name."""
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        r = run.in_ns("isp", ["vtysh", "--vty_socket", d, "-c",
-                              "show bgp neighbors %s json" % EDGE_ISP],
-                      capture_output=True, text=True, check=False)
-        try:
-            if json.loads(r.stdout)[EDGE_ISP]["bgpState"] == "Established":
-                return True
-        except (ValueError, KeyError):
-            pass
-        time.sleep(1)
-    return False
+    down = ["FRR", "BIRD"]
+    while down and time.monotonic() < end:
+        if "FRR" in down:
+            r = run.in_ns("isp", ["vtysh", "--vty_socket", d + "/frr", "-c",
+                                  "show bgp neighbors %s json" % EDGE_ISP],
+                          capture_output=True, text=True, check=False)
+            try:
+                if json.loads(r.stdout)[EDGE_ISP]["bgpState"] == \
+                        "Established":
+                    down.remove("FRR")
+            except (ValueError, KeyError):
+                pass
+        if "BIRD" in down:
+            r = run.in_ns("bird", ["birdc", "-s", d + "/bird/bird.ctl",
+                                   "show", "protocols", "edge"],
+                          capture_output=True, text=True, check=False)
+            if "Established" in r.stdout:
+                down.remove("BIRD")
+        if down:
+            time.sleep(1)
+    return down
 
 
 def run_one(run, scn, kind, raw):
@@ -237,6 +331,7 @@ def run_one(run, scn, kind, raw):
             os.unlink(os.path.join(raw, f))
     topology(run)
     spoofed = kind == "spoofed"
+    six = kind == "flowspec6"
     spec = shape(run, scn, spoofed)
     if spoofed:
         # The sources on atk's link; the ISP routes the /16 to it.
@@ -258,6 +353,11 @@ def run_one(run, scn, kind, raw):
             "isp", os.path.join(HERE, "fs_install.py"),
             ["--vty", d + "/frr", "--dev", "i-atk", "--dev", "i-srv",
              "--log", pre + "fs_install"]))
+        procs.append(run.spawn("bird", bird_start(d + "/bird"),
+                               pre + "bird.out"))
+        procs.append(run.spawn_tool(
+            "bird", os.path.join(HERE, "bird_watch.py"),
+            ["--sock", d + "/bird/bird.ctl", "--log", pre + "bird"]))
         procs.append(run.spawn_tool(
             "edge", os.path.join(REPO, "guard", "dfs-guard"),
             ["-c", guard_conf(d, sock), "--timestamps"], pre + "guard.log"))
@@ -266,8 +366,10 @@ def run_one(run, scn, kind, raw):
                "exabgp.api.cli=false", "exabgp.daemon.daemonize=false"]
         procs.append(run.spawn("edge", env + ["exabgp",
                                               exabgp_conf(d, sock)]))
-        if not bgp_up(run, d + "/frr"):
-            raise RuntimeError("BGP session with the ISP not up in 120 s")
+        down = bgp_up(run, d)
+        if down:
+            raise RuntimeError("BGP session with %s not up in 120 s"
+                               % " and ".join(down))
     for c in ("c1", "c2"):
         for port in (5201, 5202):
             procs.append(run.spawn(c, ["iperf3", "-s", "-p", str(port)]))
@@ -283,8 +385,10 @@ def run_one(run, scn, kind, raw):
     procs.append(run.spawn_tool(
         "c1", os.path.join(TOOLS, "udp_cbr.py"),
         ["sink", "--port", str(FLOOD_PORT), "--time", str(total),
+         "--bind", "::" if six else "0.0.0.0",
          "--out", pre + "flood_sink.json"] + ready("sink")))
-    flood = ["send", "--dst", C1, "--port", str(FLOOD_PORT), "--rate",
+    flood = ["send", "--dst", C1_6 if six else C1, "--port",
+             str(FLOOD_PORT), "--rate",
              "%dM" % (2 * scn.rate_mbit), "--size", "1200", "--time",
              str(scn.secs), "--schedule", "0:%d,%dM:%d"
              % (scn.flood_at, 2 * scn.rate_mbit, scn.flood_secs)]
@@ -294,7 +398,8 @@ def run_one(run, scn, kind, raw):
                                 flood + ready("flood"),
                                 pre + "flood_send.json"))
     for dev, ns, extra in ((SHARED, "isp", []), (TO_C2, "edge", []),
-                           (TO_C1, "edge", ["--dfs-src", ATK]),
+                           (TO_C1, "edge", ["--dfs-src",
+                                            ATK6 if six else ATK]),
                            (FROM_ISP, "edge", ["--ingress"])):
         procs.append(run.spawn_tool(
             ns, os.path.join(TOOLS, "qdisc_sample.py"),
@@ -316,6 +421,10 @@ def run_one(run, scn, kind, raw):
     for p in tcp:
         p.wait(timeout=scn.secs + 120)
     time.sleep(3)
+    if guarded:
+        run.in_ns("bird", ["birdc", "-s", d + "/bird/bird.ctl", "show",
+                           "route", "table", "all", "all"],
+                  stdout=open(pre + "bird_end", "w"), check=False)
     for p in procs:
         if p.poll() is None:
             try:
@@ -337,7 +446,7 @@ def main(run, scn, kinds, out, short):
     """run.py's main for the upstream scenario; RUN is the run module."""
     raw = os.path.join(out, "raw")
     os.makedirs(raw, exist_ok=True)
-    for tool in ("vtysh", "exabgp", "iperf3"):
+    for tool in ("vtysh", "exabgp", "bird", "iperf3"):
         if not shutil.which(tool):
             print("lab: upstream: no %s: run 'make deps'" % tool)
             return 1
@@ -371,8 +480,9 @@ def main(run, scn, kinds, out, short):
 def series(path, ingress=False):
     """A sampler's file as [(epoch, bits/s since the last sample, drops
     since, flags)]: what the device's root qdisc sent, or with INGRESS
-    what the first flower filter on its ingress counted (--ingress: the
-    edge's side of the shared link, the flood's sources)."""
+    what the flower filters on its ingress counted (--ingress: the
+    edge's side of the shared link, the flood's sources, IPv4 and
+    IPv6)."""
     rows, last = [], None
     try:
         lines = [ln.split() for ln in open(path)]
@@ -383,7 +493,7 @@ def series(path, ingress=False):
             meters = [int(x.split("=")[1]) for x in f[4:] if "=" in x]
             if not meters:
                 continue
-            f = f[:1] + [meters[0], 0, 0]
+            f = f[:1] + [sum(meters), 0, 0]
         t, b, d = float(f[0]), int(f[1]), int(f[3])
         if last and t > last[0]:
             rows.append((t, 8 * (b - last[1]) / (t - last[0]),
@@ -443,6 +553,7 @@ def figures(scn, raw, kind):
                              for ln in open(pre + "guard.log")
                              if "flowspec: add " in ln}) if adds else []
     f["tcp_announced"] = sum(1 for r in f["announced"] if SRV in r)
+    f.update(bird_figures(pre + "bird", start))
     ruled = inst[0] + 1.0 if inst else end
     phases = {"before": (start - 8, start), "flood": (start + 1, ruled),
               "ruled": (ruled, end), "after": (end + 2, t0 + scn.secs)}
@@ -464,8 +575,31 @@ def figures(scn, raw, kind):
                    "marks": {"flood": start - t0,
                              "end": end - t0,
                              "install": inst[0] - t0 if inst else None,
+                             "bird": (f["bird_s"] + start - t0
+                                      if f.get("bird_s") is not None
+                                      else None),
                              "remove": rem[0] - t0 if rem else None}}
     return f
+
+
+def bird_figures(path, start):
+    """What BIRD made of the rules (bird_watch.py's log): each rule it
+    received, valid (ready to install) or unreachable (refused by RFC
+    8955's validation), and when the first was valid, from START."""
+    try:
+        lines = [ln.rstrip("\n").split(" ", 2) for ln in open(path)]
+    except OSError:
+        return {}
+    state = {}
+    for _, what, rule in lines:
+        if what != "gone":
+            state.setdefault(rule, set()).add(what)
+    valid = [float(t) for t, what, _ in lines
+             if what == "valid" and float(t) >= start]
+    return {"bird_rules": {r: sorted(v) for r, v in sorted(state.items())},
+            "bird_valid": sum(1 for v in state.values() if v == {"valid"}),
+            "bird_refused": sum(1 for v in state.values() if "invalid" in v),
+            "bird_s": valid[0] - start if valid else None}
 
 
 def cell(v, fmt="%.2f"):
@@ -504,6 +638,18 @@ def write(scn, kinds, out):
             cell(r["withdrawn_s"], "%.1f s"), r.get("reannounced", 0),
             "<br>".join("`%s`" % x for x in r["rules"]) or "-",
             r["tcp_announced"]))
+    lines += ["", "| run | FlowSpec routes BIRD received | valid, ready to "
+              "install | refused (unreachable) | first valid | as BIRD has "
+              "them |", "|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        if r.get("failed") or "bird_rules" not in r:
+            continue
+        lines.append("| %s | %d | %d | %d | %s | %s |" % (
+            r["kind"], len(r["bird_rules"]), r["bird_valid"],
+            r["bird_refused"], cell(r["bird_s"], "%.1f s"),
+            "<br>".join("`%s`%s" % (x, "" if v == ["valid"] else
+                                     " (%s)" % ", ".join(v))
+                        for x, v in r["bird_rules"].items()) or "-"))
     with open(os.path.join(out, "table.md"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
     with open(os.path.join(out, "summary.json"), "w") as fh:
@@ -530,11 +676,12 @@ def plot(out):
         m = s["marks"]
         ax.axvspan(m["flood"], m["end"], color="red", alpha=0.08,
                    label="flood")
-        for k, style in (("install", "g--"), ("remove", "k:")):
+        for k, style, what in (("install", "g--", "rule in FRR's dataplane"),
+                               ("bird", "m-.", "rule valid in BIRD"),
+                               ("remove", "k:", "rule out upstream")):
             if m.get(k) is not None:
                 ax.axvline(m[k], color=style[0], linestyle=style[1:],
-                           label="rule %s upstream" % ("in" if k == "install"
-                                                        else "out"))
+                           label=what)
         ax.set_ylabel("Mbit/s")
         ax.set_title(r["kind"], fontsize=9)
         ax.set_ylim(bottom=0)
