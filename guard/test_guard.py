@@ -263,6 +263,27 @@ class BackendTest(unittest.TestCase):
         self.assertEqual(min(r.src.network_address.packed[3]
                              for r in b.installed), 40)
 
+    def test_cpr_alone_left_to_dfs(self):
+        """A key CPR alone flagged gets no rule unless the backend's cpr
+        is on, and is said once; one Algorithm 3 flagged too gets one,
+        and keeps it while CPR alone still flags its key."""
+        reg, pol = Registry(), Policy(min_flagged=0)
+        reg.event(flag(key("10.1.0.1"), reasons=("cpr",)), 0)
+        reg.event(flag(key("10.1.0.2"), reasons=("cpr", "malicious")), 0)
+        b = Recorder()
+        with self.assertLogs("dfs-guard", "INFO") as logs:
+            b.sync(pol.rules(reg, 0)[0], 0)
+            b.sync(pol.rules(reg, 0)[0], 1)
+        self.assertEqual([str(r.src) for r in b.added], ["10.1.0.2/32"])
+        self.assertEqual(sum("left to DFS's queue" in m
+                             for m in logs.output), 1)
+        reg.event(flag(key("10.1.0.2"), reasons=("cpr",)), 2)
+        b.sync(pol.rules(reg, 2)[0], 2)
+        self.assertEqual(b.removed, [])
+        b = Recorder(cpr=True)
+        b.sync(pol.rules(reg, 2)[0], 2)
+        self.assertEqual(len(b.added), 2)
+
     def test_rate_of_changes(self):
         b = Recorder(changes_per_s=10, burst=20)
         w = self.wanted(100)

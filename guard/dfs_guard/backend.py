@@ -9,6 +9,13 @@ wants and the rules an engine is given.
   a change past it waits for the next tick.  Withdrawals are never held
   back: they only take state away;
 - dry run: the changes are logged and counted, the engine untouched;
+- CPR's verdicts alone (a flow this router judged too slow to share,
+  not a flood) are left to DFS's queue unless the operator gives them
+  to the backend (its "cpr"): CPR can be wrong about a TCP flow that a
+  flood squeezes, DFS judges that flow again with each packet, and a
+  rule at ingress would hide its packets from DFS, so the mistake would
+  last until DFS prunes the flow.  A rule already in place for another
+  reason stays while its key is flagged;
 - backoff: after a batch fails the engine is left alone for a second,
   then twice as long after each failure in a row, up to a minute, so a
   broken engine gets a try and an error line a minute, not every tick.
@@ -53,8 +60,10 @@ class Backend:
     renew_every = None               # s, for rules that expire
 
     def __init__(self, max_rules=1000, changes_per_s=10.0, burst=50,
-                 dry_run=True, metrics=None):
+                 dry_run=True, metrics=None, cpr=False):
         self.max_rules = max_rules
+        self.cpr = cpr               # act on CPR's verdicts alone too
+        self.left = set()            # rules left to DFS, said once
         self.changes_per_s = changes_per_s
         self.burst = burst
         self.tokens = float(burst)
@@ -97,6 +106,17 @@ class Backend:
         self.found = []
 
     # --- the rails ---
+    def acts_on(self, rule, info):
+        """Whether the engine is given RULE: not a verdict of CPR alone
+        unless the operator said so."""
+        if self.cpr or not info.reasons or not info.reasons <= {"cpr"}:
+            return True
+        if rule not in self.left:
+            self.left.add(rule)
+            log.info("%s: %s: CPR's verdict alone, left to DFS's queue "
+                     "(%s.cpr)", self.name, rule, self.name)
+        return False
+
     def count(self, what, n=1, **labels):
         if self.metrics and n:
             self.metrics.count(what, n, backend=self.name, **labels)
@@ -147,6 +167,9 @@ class Backend:
     def sync(self, wanted, now):
         """Bring the engine towards WANTED ({Rule: RuleInfo})."""
         self.refill(now)
+        self.left &= set(wanted)     # said again if it comes back
+        wanted = {r: i for r, i in wanted.items()
+                  if r in self.installed or self.acts_on(r, i)}
         for r, until in list(self.inherited.items()):
             if now >= until:
                 del self.inherited[r]

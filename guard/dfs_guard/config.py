@@ -84,7 +84,7 @@ KNOWN = {"": {"dry_run", "log_level", "policy", "qdisc", "nftables",
          "policy": {"allow", "min_flagged", "hold", "aggregates",
                     "aggregate_sources", "aggregate_rate"},
          "qdisc": {"dev", "handle", "protect"},
-         "nftables": {"enable", "dry_run", "interfaces", "table",
+         "nftables": {"enable", "dry_run", "interfaces", "table", "cpr",
                       "max_rules", "changes_per_s", "burst", "renew"},
          "flowspec": {"enable", "dry_run", "socket", "group", "neighbor",
                       "cpr",
@@ -152,6 +152,7 @@ def parse(raw, ifindex=socket.if_nametoindex):
                               "drop at, a list of names")
         w = "nftables."
         cfg.nft = dict(devices=devs, table=str(n.get("table", "dfs_guard")),
+                       cpr=flag(n, "cpr", False, w),
                        max_rules=positive(n, "max_rules", 10000, int, w),
                        changes_per_s=positive(n, "changes_per_s", 100.0,
                                               where=w),

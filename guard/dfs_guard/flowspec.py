@@ -96,12 +96,10 @@ class FlowSpecBackend(Backend):
     name = "flowspec"
 
     def __init__(self, socket_path="/run/dfs-guard/exabgp.sock",
-                 neighbor=None, ack_timeout=5.0, cpr=False,
-                 group="exabgp", **kw):
+                 neighbor=None, ack_timeout=5.0, group="exabgp", **kw):
         super().__init__(**kw)
         self.group = group
         self.connected = False       # a relay ever did
-        self.cpr = cpr               # CPR's verdicts upstream too
         self.sent = {}               # Rule -> the commands announced
         self.warned = set()
         self.path = socket_path
@@ -217,12 +215,9 @@ class FlowSpecBackend(Backend):
         return [c for r in self.installed for c in self.sent.get(r, [])]
 
     def upstream(self, rule, info):
-        """Whether RULE goes upstream: not a verdict of CPR alone (a
-        router's own judgement of a slow flow, which it acts on itself)
-        unless the operator said so, and not a source with no
-        destination to name."""
-        if not self.cpr and info.reasons and info.reasons <= {"cpr"}:
-            return False
+        """Whether RULE goes upstream: not a source with no destination
+        to name.  (A verdict of CPR alone, a router's own judgement of a
+        slow flow, is Backend.acts_on()'s.)"""
         if not routes(rule, info):
             if rule not in self.warned:
                 self.warned.add(rule)
