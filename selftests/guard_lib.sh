@@ -30,6 +30,25 @@
 #	guard_bg_stop FILE...   stop the scraper or sampler writing FILE: the
 #	                        Python itself, which the shell that runs
 #	                        ip netns exec in the background would leave
+#	guard_bgp_start DIR NS ADDR
+#	                        DIR in the guest's /tmp (FRR's own user
+#	                        writes there, and the daemon's socket is
+#	                        there): a real upstream: FRR's bgpd in NS (a
+#	                        sender), its router at ADDR on the sender's
+#	                        link, and ExaBGP in r peering with it, ipv4
+#	                        and ipv6 flow, through dfs-guard-exabgp to
+#	                        the socket DIR/exabgp.sock (the relay's
+#	                        grace GUARD_GRACE, 20 s); up once FRR says
+#	                        Established
+#	guard_bgp_toml DIR      the [flowspec] section for that socket, to
+#	                        append to guard_toml's file
+#	guard_sample_bgp FILE DIR
+#	                        in the background, every half second, FRR's
+#	                        side: "EPOCH STATE N ROUTE...", STATE the
+#	                        session's, N the FlowSpec routes FRR holds,
+#	                        a ROUTE each as "from>to"
+#	guard_bgp_stop DIR [OUT]
+#	                        ExaBGP and FRR stopped, their logs to OUT
 #	GUARD_RENEW, GUARD_POLICY
 #	                        nftables.renew (2.0) and more [policy] lines
 
@@ -202,4 +221,141 @@ guard_bg_stop()
 		pkill -f "python3 - $f( |\$)"
 		busywait 10000 guard_bg_gone "$f"
 	done
+}
+
+# guard_bgp_start DIR NS ADDR: FRR in NS at ADDR, ExaBGP in r.  ExaBGP
+# runs as root and ExaBGP's own user is not needed here: the package
+# check (dkms_install.sh) runs it as Debian does.
+guard_bgp_start()
+{
+	local dir=$1 ns=$2 addr=$3 local_addr
+
+	local_addr=$(in_ns r ip -4 -o route get "$addr" |
+		sed -n 's/.* src \([0-9.]*\).*/\1/p')
+	rm -rf "$dir"
+	mkdir -p "$dir/frr"
+	chown frr:frr "$dir/frr"
+	cat > "$dir/frr/frr.conf" <<-EOF
+	frr defaults traditional
+	hostname upstream
+	log file $dir/frr/frr.log informational
+	router bgp 64500
+	 bgp router-id $addr
+	 no bgp ebgp-requires-policy
+	 neighbor $local_addr remote-as 64512
+	 neighbor $local_addr timers 3 9
+	 address-family ipv4 flowspec
+	  neighbor $local_addr activate
+	 exit-address-family
+	 address-family ipv6 flowspec
+	  neighbor $local_addr activate
+	 exit-address-family
+	EOF
+	cat > "$dir/exabgp.conf" <<-EOF
+	process dfs-guard {
+		run $(dirname "$GUARD")/dfs-guard-exabgp --grace ${GUARD_GRACE:-20} $dir/exabgp.sock;
+		encoder text;
+	}
+	neighbor $addr {
+		router-id $local_addr;
+		local-address $local_addr;
+		local-as 64512;
+		peer-as 64500;
+		hold-time 9;
+		family { ipv4 flow; ipv6 flow; }
+		api { processes [ dfs-guard ]; }
+	}
+	EOF
+	GUARD_BGP_NS=$ns GUARD_BGP_PEER=$local_addr
+	local common=(-d -u frr -g frr --vty_socket "$dir/frr"
+		      -z "$dir/frr/zserv.api" -f "$dir/frr/frr.conf")
+	in_ns "$ns" /usr/lib/frr/zebra -i "$dir/frr/zebra.pid" "${common[@]}" &&
+	in_ns "$ns" /usr/lib/frr/bgpd -i "$dir/frr/bgpd.pid" -p 179 \
+		-l "$addr" "${common[@]}" || return 1
+	in_ns r env exabgp.daemon.user=root exabgp.api.cli=false \
+		exabgp.daemon.daemonize=false \
+		exabgp.log.destination="$dir/exabgp.log" \
+		exabgp "$dir/exabgp.conf" > /dev/null 2>&1 &
+	busywait 120000 guard_bgp_established "$dir"
+}
+
+guard_bgp_state()
+{
+	in_ns "$GUARD_BGP_NS" vtysh --vty_socket "$1/frr" \
+		-c "show bgp neighbors $GUARD_BGP_PEER json" 2>/dev/null |
+		python3 -S -c 'import json, sys
+print(list(json.load(sys.stdin).values())[0].get("bgpState", "?"))' \
+		2>/dev/null
+}
+
+guard_bgp_established()
+{
+	[ "$(guard_bgp_state "$1")" = Established ]
+}
+
+guard_bgp_toml()
+{
+	cat <<-EOF
+	[flowspec]
+	enable = true
+	socket = "$1/exabgp.sock"
+	group = ""
+	EOF
+}
+
+guard_sample_bgp()
+{
+	in_ns "$GUARD_BGP_NS" /usr/bin/python3 - "$1" "$2/frr" \
+		"$GUARD_BGP_PEER" <<-'PY' &
+	import json, subprocess, sys, time
+	out = open(sys.argv[1], "w")
+	vty, peer = sys.argv[2], sys.argv[3]
+
+	def routes(text):
+	    """FRR's FlowSpec JSON: one array a route, back to back."""
+	    dec, i, got = json.JSONDecoder(), 0, []
+	    while True:
+	        while i < len(text) and text[i] in " \t\r\n":
+	            i += 1
+	        if i >= len(text):
+	            return got
+	        try:
+	            r, i = dec.raw_decode(text, i)
+	        except ValueError:
+	            return got
+	        if isinstance(r, list) and r and isinstance(r[0], dict):
+	            got.append("%s>%s" % (r[0].get("from", "*").split("/off")[0],
+	                                  r[0].get("to", "*").split("/off")[0]))
+
+	while True:
+	    t = time.time()
+	    try:
+	        o = subprocess.run(
+	            ["vtysh", "--vty_socket", vty,
+	             "-c", "show bgp neighbors %s json" % peer,
+	             "-c", "show bgp ipv4 flowspec detail json",
+	             "-c", "show bgp ipv6 flowspec detail json"],
+	            capture_output=True, text=True, timeout=10).stdout
+	        dec = json.JSONDecoder()
+	        nb, i = dec.raw_decode(o.lstrip())
+	        state = list(nb.values())[0].get("bgpState", "?")
+	        rs = routes(o.lstrip()[i:])
+	    except (subprocess.TimeoutExpired, ValueError, IndexError,
+	            AttributeError):
+	        state, rs = "?", []
+	    print("%.3f" % t, state, len(rs), *rs, file=out, flush=True)
+	    time.sleep(max(0.0, 0.5 - (time.time() - t)))
+	PY
+}
+
+guard_bgp_stop()
+{
+	local f
+
+	pkill -f "exabgp $1/exabgp.conf"
+	for f in "$1"/frr/bgpd.pid "$1"/frr/zebra.pid; do
+		[ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null
+	done
+	busywait 10000 bash -c "! pgrep -f 'exabgp $1/exabgp.conf'" > /dev/null
+	[ -z "${2:-}" ] || cp "$1/exabgp.log" "$1/frr/frr.log" "$2/" 2>/dev/null
 }
