@@ -20,18 +20,29 @@
 #	  daemon states (its elements' timeout, 4 renewals and a second:
 #	  9 s here) and a sample more, the table holds no element of a set
 #	  or a map: no source dropped and no destination limited
-# Aggregates are the operator's choice (policy.aggregates), on here.
+#	- FlowSpec, to FRR's bgpd in s1 through ExaBGP in the router: the
+#	  aggregate in FRR's RIB (sampled every half second) when the
+#	  daemon is killed.  The relay keeps a dead daemon's routes for its
+#	  grace (60 s here): after the flood a new daemon takes over what
+#	  the relay holds, and FRR's RIB is empty within 40 s of its start
+#	  (hold, 10 s, after DFS lets the overflow go), while it runs
+# Aggregates are the operator's choice (policy.aggregates).  First the
+# defaults, for FLOOD_DEFAULTS seconds: DFS flags the overflow, and no
+# destination is throttled (no aggregate in any sample of the table, no
+# FlowSpec route without a source in FRR's); then with aggregates on.
 
 source "$(dirname "$0")/guard_lib.sh"
 
 FLOOD=${FLOOD:-16}
+FLOOD_DEFAULTS=${FLOOD_DEFAULTS:-8}
 OUT=${OUT:-$(dirname "$0")/../build/selftests/guard_spoof}
+BGP=${TMPDIR:-/tmp}/guard_spoof.bgp
 
 guard_require
 setup_topology 5 || exit $ksft_fail
 guard_hold_hooks || exit $ksft_fail
 mkdir -p "$OUT"
-rm -f "$OUT"/guard.log "$OUT/metrics"
+rm -rf "$OUT"/guard.log "$OUT"/guard2.log "$OUT/metrics" "$OUT/defaults"
 
 # The spoofed sources on s1's link; the router routes them back to s1,
 # or its reverse-path filter would drop them.
@@ -41,14 +52,35 @@ srcs=${srcs%,}
 in_ns s1 ip -batch - <<<"$(tr , '\n' <<<"$srcs" | sed 's|.*|addr add &/32 dev eth0|')"
 in_ns r ip route add 10.1.1.0/24 via "${SND_IP4[1]}"
 in_ns r ip route add 10.1.2.0/24 via "${SND_IP4[1]}"
+# FRR at UP on s1's link
+UP=10.1.0.9
+in_ns s1 ip addr add $UP/24 dev eth0
 
+RET=0
+GUARD_GRACE=60 guard_bgp_start "$BGP" s1 $UP
+check_err $? "no BGP session with FRR at $UP: $(tail -n 3 "$BGP/exabgp.log")"
 # hold: the aggregate limits the flood, not drops it, and what passes
 # may be under DFS's fair rate: DFS lets the overflow go while the rule
 # holds it, and the rule must outlast that for the flood's length
 # (guard_nft.sh's source, dropped whole, is silent to DFS instead).
 GUARD_POLICY="aggregates = true" \
 	guard_toml "$OUT/guard.toml" 10.0 'protect = ["10.0.0.0/24"]'
-RET=0
+guard_bgp_toml "$BGP" >> "$OUT/guard.toml"
+guard_sample_bgp "$OUT/bgp_samples" "$BGP"
+
+guard_toml "$OUT/defaults.toml" 10.0 'protect = ["10.0.0.0/24"]'
+guard_bgp_toml "$BGP" >> "$OUT/defaults.toml"
+guard_start "$OUT/defaults.toml" "$OUT/defaults.log"
+check_err $? "dfs-guard did not start: $(tail -n 3 "$OUT/defaults.log")"
+guard_sample_table "$OUT/defaults.table"
+FLOOD_ARGS="--src $srcs --spread" \
+	flood_run "$OUT/defaults" "$FLOOD_DEFAULTS" "20M:$FLOOD_DEFAULTS" \
+	dfs limit 100000 flows 64
+check_err $? "traffic did not run with the defaults"
+date +%s.%N > "$OUT/defaults.end"
+guard_stop "$OUT/defaults.toml"
+guard_bg_stop "$OUT/defaults.table"
+
 guard_start "$OUT/guard.toml" "$OUT/guard.log"
 check_err $? "dfs-guard did not start: $(tail -n 3 "$OUT/guard.log")"
 # What the ingress rules dropped, "EPOCH PACKETS", every half second.
@@ -78,10 +110,51 @@ busywait 30000 guard_gone "$OUT/guard.toml"
 sleep $((4 * 2 + 1 + 1))
 guard_bg_stop "$OUT/metrics" "$OUT/table"
 in_ns r nft delete table netdev dfs_guard
+# The restart: the new daemon takes over the dead one's routes from the
+# relay and withdraws them when they are not wanted, as the old never did.
+date +%s.%N > "$OUT/restart"
+guard_start "$OUT/guard.toml" "$OUT/guard2.log"
+check_err $? "dfs-guard did not start again: $(tail -n 3 "$OUT/guard2.log")"
+date +%s.%N > "$OUT/restarted"
+bgp_rib_empty()
+{
+	local last
+
+	last=$(tail -n 1 "$OUT/bgp_samples")
+	[ "$(cut -d' ' -f3 <<<"$last")" = 0 ] &&
+		[ "${last%% *}" \> "$(cat "$OUT/restarted")" ]
+}
+busywait 40000 bgp_rib_empty
+date +%s.%N > "$OUT/waited"
+guard_stop "$OUT/guard.toml"
+guard_bg_stop "$OUT/bgp_samples"
+guard_bgp_stop "$BGP" "$OUT"
 
 python3 -S - "$OUT" "${SND_IP4[*]:2}" <<'PY' > "$OUT/verdict"
 import sys
 out, tcp_srcs = sys.argv[1], sys.argv[2].split()
+
+# The defaults: the overflow flagged, nothing throttled
+d0 = float(open(out + "/defaults/t0").read())
+d1 = float(open(out + "/defaults.end").read())
+dlog = [l.split(None, 2) for l in open(out + "/defaults.log")]
+if not any(len(f) == 3 and f[2].startswith("flag ") and "overflow" in f[2]
+           for f in dlog):
+    print("FAIL: with the defaults, DFS never flagged its overflow flow")
+aggs = [r for r in (l.split() for l in open(out + "/defaults.table"))
+        if any(x.startswith("agg:") for x in r[2:])]
+if aggs:
+    print("FAIL: with the defaults, an aggregate at %.1f s: %s"
+          % (float(aggs[0][0]) - d0, " ".join(aggs[0][2:5])))
+ups = [r for r in (l.split() for l in open(out + "/bgp_samples"))
+       if d0 <= float(r[0]) <= d1 and any(x.startswith("*>")
+                                          for x in r[3:])]
+if ups:
+    print("FAIL: with the defaults, FRR holds a route with no source at "
+          "%.1f s" % (float(ups[0][0]) - d0))
+if not aggs and not ups:
+    print("INFO: with the defaults, no destination throttled over %.0f s "
+          "of the flood" % (d1 - d0))
 t0 = float(open(out + "/t0").read())
 end = float(open(out + "/killed").read())
 BOUND = 4 * 2 + 1
@@ -152,6 +225,27 @@ else:
             fail("%.1f s after SIGKILL the table holds %s" % (
                 float(r[0]) - end, " ".join(r[2:6])))
             break
+# FlowSpec: FRR's RIB ("EPOCH STATE N ROUTE...") at SIGKILL, then empty
+# while the restarted daemon runs
+bgp = [l.split() for l in open(out + "/bgp_samples")]
+at_kill = [r for r in bgp if float(r[0]) <= end]
+if not at_kill or "*>10.0.0.0/24" not in at_kill[-1][3:]:
+    fail("the aggregate not in FRR's RIB when the daemon was killed (%s)"
+         % (" ".join(at_kill[-1][1:6]) if at_kill else "no sample"))
+restarted = float(open(out + "/restarted").read())
+waited = float(open(out + "/waited").read())
+empty = [r for r in bgp if restarted < float(r[0]) <= waited and
+         r[1] == "Established" and r[2] == "0"]
+took = [m.strip() for m in open(out + "/guard2.log") if "took over" in m]
+print("INFO: the new daemon: %s" % (took[0].split(None, 2)[2] if took
+                                    else "took nothing over"))
+if not empty:
+    left = [r for r in bgp if float(r[0]) <= waited][-1:]
+    fail("FRR still holds %s %.0f s after the restart" % (
+        " ".join(left[0][3:7]) if left else "?", waited - restarted))
+else:
+    print("INFO: FRR's RIB empty %.1f s after the new daemon started"
+          % (float(empty[0][0]) - restarted))
 PY
 check_err $? "the checks did not run"
 check_report "$OUT/verdict"
