@@ -42,6 +42,10 @@ QDISCS = {
     "dfs-fq-sd": [CHILD + " dfs limit 100000 key srcdst sched fq"],
     # Per connection, as fq_codel and cake hash (web mice, scenario 4).
     "dfs-fq-5t": [CHILD + " dfs limit 100000 key 5tuple sched fq"],
+    # The module as a user adds it, and with a byte limit (scenario 1p:
+    # a sparse flow waits behind its own host's queue).
+    "dfs-default": [CHILD + " dfs"],
+    "dfs-200kb": [CHILD + " dfs limit 200kb sched fq"],
     # Low-rate attacks (scenario 6): DFS without CPR, and CPR as the
     # papers have it (1 ms periods, drops as the signal, tau from 0.8 to
     # 0.2, 16 packets before a verdict), tau adaptive or fixed.

@@ -83,14 +83,16 @@ class Scenario:
     checks: str = ""            # what --check asserts (see run.py)
     ranges: list = field(default_factory=list)    # scored ranges: Range
     qdiscs: list = None         # the ones it compares, if not the default
+    probe_host: int = None      # the probe beside this sender's flows
 
     @property
     def hosts(self):
-        return max(f.host for f in self.flows) + 1  # + the probe
+        top = max(f.host for f in self.flows)
+        return top if self.probe_host else top + 1  # + the probe's own
 
     @property
     def probe(self):
-        return self.hosts
+        return self.probe_host or self.hosts
 
     def flows_of(self, *classes):
         return [f for f in self.flows if f.cls in classes]
@@ -122,6 +124,24 @@ def scenario1(short):
     return Scenario("scenario1", "UDP flood at the link rate + 8 TCP flows, "
                     "RTTs 2-30 ms", secs, 5, flows,
                     delays=mixed_delays(range(1, 10)), checks="marking")
+
+
+def scenario1p(short):
+    """A sparse flow from a busy host: scenario 1 with the flood at twice
+    the link, and the probe on a host that also sends one of the TCP
+    flows, as a call during a download (issue: isolation inside a key as
+    cake's).  Compared with cake and fq_codel, which isolate it by
+    connection inside a host."""
+    scn = scenario1(short)
+    secs = scn.secs
+    scn.name = "scenario1p"
+    scn.title = ("UDP flood at 2x the link + 8 TCP flows, the probe on a "
+                 "TCP host, RTTs 2-30 ms")
+    scn.flows[0] = Flow(1, "udp", ATTACK, schedule=cbr(2 * LINK_BPS, secs))
+    scn.probe_host = 2
+    scn.qdiscs = ["cake", "fq_codel", "dfs-fq-5t", "dfs-default",
+                  "dfs-200kb"]
+    return scn
 
 
 def scenario2(short):
@@ -438,7 +458,8 @@ def lrufq_point(key):
     return make
 
 
-SCENARIOS = {"1": scenario1, "2": scenario2, "3": scenario3,
+SCENARIOS = {"1": scenario1, "1p": scenario1p, "2": scenario2,
+             "3": scenario3,
              "3b": scenario3b, "3u": scenario3u, "4": scenario4,
              "5a": scenario5a, "5b": scenario5b, "6": scenario6,
              "6b": scenario6b, "6n": scenario6n, "6f": scenario6f,
