@@ -9,16 +9,17 @@
 # it), and X, an address that is neither.  dfs-guard runs with the
 # defaults but for the test's quick rails (guard_toml), no allow list,
 # not in dry run, nftables and FlowSpec.  Asserted:
-#	- X in the set: the daemon acts on a flood that spoofs no one;
-#	  no TCP host in a set (CPR alone may flag one under the flood:
-#	  DFS's queue acts on that, not the daemon)
+#	- X in the set and in FRR's RIB: the daemon acts on a flood that
+#	  spoofs no one, unless DFS flagged X by CPR alone, which the daemon
+#	  leaves to DFS's queue (it happens in this flood); no TCP host in
+#	  a set (CPR alone flags some under the flood)
 #	- G and N in no sample of the table (every half second, over
 #	  netlink) and in no log line of an add; at least one of them named
 #	  in a warning that says why (DFS's verdict on one may come and go
 #	  under min_flagged, which makes no rule to spare)
-#	- DFS still cuts G's and N's flows: drop_malicious grows by 100
-#	  packets or more from X's add to the flood's end (the daemon's
-#	  metrics)
+#	- DFS still cuts G's and N's flows: drop_malicious and drop_cpr
+#	  grow by 100 packets or more from X's add (or the flood's start)
+#	  to the flood's end (the daemon's metrics)
 #	- the BGP session with N Established in every sample of FRR's
 #	  state (every half second) from the flood's start to its end;
 #	  X's rule in FRR's FlowSpec RIB, never one from G or N
@@ -50,7 +51,8 @@ guard_toml "$OUT/guard.toml" 2.0
 { guard_bgp_toml "$BGP"; echo "neighbor = \"$N\""; } >> "$OUT/guard.toml"
 guard_start "$OUT/guard.toml" "$OUT/guard.log"
 check_err $? "dfs-guard did not start: $(tail -n 3 "$OUT/guard.log")"
-guard_scrape "$OUT/metrics" dfs_qdisc_drop_malicious_total
+guard_scrape "$OUT/metrics" dfs_qdisc_drop_malicious_total \
+	dfs_qdisc_drop_cpr_total
 guard_sample_table "$OUT/table"
 guard_sample_bgp "$OUT/bgp_samples" "$BGP"
 
@@ -79,10 +81,19 @@ def fail(msg):
 
 adds = {a: [float(t) for t, _, m in log
             if "nftables: add src %s/" % a in m] for a in (g, n, x)}
-if not adds[x]:
-    fail("X (%s), which spoofs no one, never added" % x)
-else:
+# X's verdicts: Algorithm 3's or CPR's; the daemon acts on the first,
+# and leaves CPR's alone to DFS's queue
+x_flags = [m.strip() for _, _, m in log if m.startswith("flag ")
+           and " src %s " % x in m]
+x_cpr_only = bool(x_flags) and all(f.endswith("(cpr)") for f in x_flags)
+if adds[x]:
     print("INFO: X in the set at %.2f s" % (adds[x][0] - t0))
+elif x_cpr_only:
+    print("INFO: X flagged by CPR alone (%d times), left to DFS's queue"
+          % len(x_flags))
+else:
+    fail("X (%s), which spoofs no one, never added (%s)"
+         % (x, "; ".join(x_flags[:3]) or "never flagged"))
 # CPR may flag a TCP host the flood squeezes: its verdict alone is DFS's
 # to act on, in the queue, never a rule at ingress
 cpr_tcp = sorted({m.split()[3] for _, _, m in log if m.startswith("flag ")
@@ -119,13 +130,15 @@ for a, what in ((g, "gateway"), (n, "BGP neighbour")):
 if not warned_any:
     fail("neither the gateway nor the neighbour spared with a warning")
 m = [[float(v) for v in l.split()] for l in open(out + "/metrics")]
-w = [s for s in m if adds[x] and adds[x][0] <= s[0] <= end]
+# from X's add, or with X left to DFS from the flood's start
+since = adds[x][0] if adds[x] else t0
+w = [s for s in m if since <= s[0] <= end]
 if len(w) < 2:
     fail("no metrics samples from X's add to the flood's end")
 else:
-    d = w[-1][1] - w[0][1]
-    print("INFO: DFS dropped %d packets for the flag in %.1f s after X's "
-          "add" % (d, w[-1][0] - w[0][0]))
+    d = sum(w[-1][1:3]) - sum(w[0][1:3])       # Algorithm 3's and CPR's
+    print("INFO: DFS dropped %d packets for the flag in %.1f s after %s"
+          % (d, w[-1][0] - w[0][0], "X's add" if adds[x] else "the start"))
     if d < 100:
         fail("DFS dropped only %d packets of the spared flows" % d)
 bgp = [l.split() for l in open(out + "/bgp_samples")]
@@ -142,8 +155,8 @@ if down:
 routes = {r for row in bgp for r in row[3:]}
 print("INFO: FRR's FlowSpec routes: %s" % (" ".join(sorted(routes))
                                             or "none"))
-if not any(r.startswith(x + "/") for r in routes):
-    fail("X's rule never in FRR's RIB")
+if adds[x] and not any(r.startswith(x + "/") for r in routes):
+    fail("X's rule in the set, never in FRR's RIB")
 for a in (g, n):
     if any(r.startswith(a + "/") for r in routes):
         fail("a FlowSpec route from %s upstream" % a)
