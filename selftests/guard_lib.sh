@@ -306,26 +306,12 @@ guard_bgp_toml()
 guard_sample_bgp()
 {
 	in_ns "$GUARD_BGP_NS" /usr/bin/python3 - "$1" "$2/frr" \
-		"$GUARD_BGP_PEER" <<-'PY' &
-	import json, subprocess, sys, time
+		"$GUARD_BGP_PEER" "$TOOLS/lablib" <<-'PY' &
+	import subprocess, sys, time
 	out = open(sys.argv[1], "w")
 	vty, peer = sys.argv[2], sys.argv[3]
-
-	def routes(text):
-	    """FRR's FlowSpec JSON: one array a route, back to back."""
-	    dec, i, got = json.JSONDecoder(), 0, []
-	    while True:
-	        while i < len(text) and text[i] in " \t\r\n":
-	            i += 1
-	        if i >= len(text):
-	            return got
-	        try:
-	            r, i = dec.raw_decode(text, i)
-	        except ValueError:
-	            return got
-	        if isinstance(r, list) and r and isinstance(r[0], dict):
-	            got.append("%s>%s" % (r[0].get("from", "*").split("/off")[0],
-	                                  r[0].get("to", "*").split("/off")[0]))
+	sys.path.insert(0, sys.argv[4])
+	from fs_install import documents, unoffset
 
 	while True:
 	    t = time.time()
@@ -336,12 +322,13 @@ guard_sample_bgp()
 	             "-c", "show bgp ipv4 flowspec detail json",
 	             "-c", "show bgp ipv6 flowspec detail json"],
 	            capture_output=True, text=True, timeout=10).stdout
-	        dec = json.JSONDecoder()
-	        nb, i = dec.raw_decode(o.lstrip())
-	        state = list(nb.values())[0].get("bgpState", "?")
-	        rs = routes(o.lstrip()[i:])
-	    except (subprocess.TimeoutExpired, ValueError, IndexError,
-	            AttributeError):
+	        docs = documents(o)
+	        state = list(docs[0].values())[0].get("bgpState", "?")
+	        rs = ["%s>%s" % (unoffset(r[0].get("from", "*")),
+	                         unoffset(r[0].get("to", "*")))
+	              for r in docs[1:]
+	              if isinstance(r, list) and r and isinstance(r[0], dict)]
+	    except (subprocess.TimeoutExpired, IndexError, AttributeError):
 	        state, rs = "?", []
 	    print("%.3f" % t, state, len(rs), *rs, file=out, flush=True)
 	    time.sleep(max(0.0, 0.5 - (time.time() - t)))

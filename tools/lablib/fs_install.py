@@ -24,9 +24,30 @@ import subprocess
 import sys
 import time
 
-import nftables
-
 TABLE = "flowspec"
+
+
+def documents(text):
+    """The JSON values in TEXT, one after another: FRR writes one array a
+    FlowSpec route, not one document, and vtysh with several commands
+    writes their answers back to back.  Stops at what does not parse."""
+    dec, i, got = json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i] in " \t\r\n":
+            i += 1
+        if i >= len(text):
+            return got
+        try:
+            value, i = dec.raw_decode(text, i)
+        except ValueError:
+            return got
+        got.append(value)
+
+
+def unoffset(prefix):
+    """FRR's FlowSpec prefix without the offset it gives an IPv6 one:
+    "fd01::1/128/off 0" is "fd01::1/128"."""
+    return prefix.split("/off", 1)[0]
 
 
 def rib(vty):
@@ -38,16 +59,8 @@ def rib(vty):
                           "show bgp ipv4 flowspec detail json", "-c",
                           "show bgp ipv6 flowspec detail json"],
                          capture_output=True, text=True, timeout=30).stdout
-    dec, i, rules = json.JSONDecoder(), 0, set()
-    while True:
-        while i < len(out) and out[i] in " \t\r\n":
-            i += 1
-        if i >= len(out):
-            return rules
-        try:
-            route, i = dec.raw_decode(out, i)
-        except ValueError:
-            return rules
+    rules = set()
+    for route in documents(out):
         if not isinstance(route, list) or not route:
             continue
         match = tuple(sorted((k, str(v).strip())
@@ -59,6 +72,7 @@ def rib(vty):
                 rate = float(eco.split("FS:rate", 1)[1].split()[0])
         if rate is not None:
             rules.add((match, int(rate)))
+    return rules
 
 
 def nft_rule(match, rate):
@@ -67,8 +81,8 @@ def nft_rule(match, rate):
     m = dict(match)
     words = []
     for k in ("from", "to"):
-        if k in m:      # an IPv6 prefix has its offset: "fd01::1/128/off 0"
-            m[k] = m[k].split("/off", 1)[0]
+        if k in m:
+            m[k] = unoffset(m[k])
     ip = "ip6" if ":" in m.get("from", "") + m.get("to", "") else "ip"
     if "from" in m:
         words.append("%s saddr %s" % (ip, m.pop("from")))
@@ -126,6 +140,7 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--interval", type=float, default=0.25)
     args = ap.parse_args()
+    import nftables
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     nft = nftables.Nftables()
