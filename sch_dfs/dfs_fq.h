@@ -22,6 +22,18 @@
  * so it is never dropped, however its host's bulk flows fare, and does
  * not end their episode.
  *
+ * A connection that starts, or comes back from idle, in a key that has
+ * other queues goes ahead of the round over keys, not only ahead of its
+ * own key's bulk: its key joins a third list, the boosted keys, served
+ * before the new ones, where only the key's new queues send.  A ping
+ * from a host that is downloading then waits for no other host's turn,
+ * as under cake, whose round is over connections.  A boosted packet is
+ * taken off the key's deficit, so its next turns are shorter by as much
+ * and bytes stay fair between keys; and a key sends at most a quantum
+ * boosted between two of its turns (boost_credit), so a host that opens
+ * a connection a packet gains a quantum a round of precedence, as a new
+ * flow does in fq_codel, and no more.
+ *
  * It is a header of static inline functions that take the caller's packet
  * operations, as the kernel's codel_impl.h is, so the qdisc's callbacks
  * are inlined into its dequeue, and the userspace unit tests and fuzzer
@@ -137,10 +149,14 @@ struct dfs_fq {
  */
 struct dfs_fq_key {
 	struct dfs_drr	drr;		/* in the new or the old keys */
+	struct dfs_fq_key *boost_next;	/* in the boosted keys, a ring as
+					 * a struct dfs_drr_list; NULL: not
+					 */
 	void		*owner;		/* the caller's flow */
 	u16		pooled;		/* queues of the pool it holds */
 	u16		droppable;	/* its queues ok to drop */
 	struct dfs_codel cv;
+	s32		boost_credit;	/* bytes it may still send boosted */
 	struct dfs_drr_list new_q;	/* its flow queues, new first */
 	struct dfs_drr_list old_q;
 	struct dfs_fq	q;		/* embedded */
@@ -169,6 +185,9 @@ struct dfs_fq_pool {
 };
 
 struct dfs_fq_sched {
+	struct dfs_fq_key	*boost_tail;	/* keys with a new queue, in
+						 * new_keys or old_keys too
+						 */
 	struct dfs_drr_list	new_keys;
 	struct dfs_drr_list	old_keys;
 	u32			count;		/* keys in the lists */
@@ -183,6 +202,7 @@ struct dfs_fq_stats {
 	u64	codel_drops;
 	u64	codel_marks;
 	u64	new_flows;	/* keys that joined the new keys */
+	u64	boosts;		/* packets sent ahead of the round */
 	u64	overflow;	/* packets that found their set full */
 };
 
@@ -345,12 +365,48 @@ static inline void dfs_fq_activate(struct dfs_fq_sched *s,
 	k->q.tagged = false;		/* tag unset */
 	k->drr.deficit = p->quantum;
 	k->drr.split = 0;
+	k->boost_next = NULL;
+	k->boost_credit = p->quantum;
 	dfs_drr_add(&s->new_keys, &k->drr);
 	s->count++;
 	st->new_flows++;
 }
 
-static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_key *k,
+/* The boosted keys' ring, as dfs_drr_add() and dfs_drr_pop()'s. */
+static inline void dfs_fq_boost_add(struct dfs_fq_sched *s,
+				    struct dfs_fq_key *k)
+{
+	struct dfs_fq_key *t = s->boost_tail;
+
+	k->boost_next = t ? t->boost_next : k;
+	if (t)
+		t->boost_next = k;
+	s->boost_tail = k;
+}
+
+static inline struct dfs_fq_key *dfs_fq_boost_pop(struct dfs_fq_sched *s)
+{
+	struct dfs_fq_key *t = s->boost_tail, *k;
+
+	if (!t)
+		return NULL;
+	k = t->boost_next;
+	if (k == t)
+		s->boost_tail = NULL;
+	else
+		t->boost_next = k->boost_next;
+	k->boost_next = NULL;
+	return k;
+}
+
+/*
+ * @fq, of key @k, gets a packet: a queue in none of @k's lists joins its
+ * new queues, and @k the boosted keys if it has other queues (any of the
+ * pool: dfs_fq_queue() gives a key's only connection the embedded one)
+ * and some of its deficit left.
+ */
+static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_sched *s,
+					 struct dfs_fq_key *k,
 					 struct dfs_fq *fq,
 					 const struct dfs_fq_params *p)
 {
@@ -359,6 +415,8 @@ static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_key *k,
 		fq->drr.deficit = p->quantum;
 		fq->drr.split = 0;
 		dfs_drr_add(&k->new_q, &fq->drr);
+		if (k->pooled && k->boost_credit > 0 && !k->boost_next)
+			dfs_fq_boost_add(s, k);
 	}
 	return fq;
 }
@@ -388,7 +446,9 @@ static inline void dfs_fq_key_split(struct dfs_fq_key *k, u32 split)
  * queue of its own goes first.
  *
  * A key with one connection at a time needs no hash: its packets take
- * the embedded queue whatever it is.  The embedded queue's tag is only
+ * the embedded queue whatever it is, but when that queue drained and
+ * waits in the old list with its connection known: another connection
+ * then takes a queue of the pool.  The embedded queue's tag is only
  * taken, from its oldest packet, when a packet comes while it has some:
  * the same choice as tagging every first packet, without hashing a
  * packet that finds its key idle (most, on a link that keeps up).
@@ -405,8 +465,18 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 	u32 h, set, base, busy, i;
 
 	if (!e->head && !k->pooled) {
-		e->tagged = false;
-		return dfs_fq_join(k, e, p);
+		if (!e->key || !e->tagged) {
+			e->tagged = false;
+			return dfs_fq_join(s, k, e, p);
+		}
+		/* Emptied, the key's only queue waits in its old list for
+		 * its turn to leave, its connection known: another one
+		 * takes a queue of the pool, as below, and is new.
+		 */
+		h = ops->hash(ctx, pkt);
+		if (e->tag == h)
+			return e;
+		goto pool;
 	}
 	h = ops->hash(ctx, pkt);
 	if (!e->tagged && e->head) {
@@ -414,7 +484,8 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 		e->tagged = true;
 	}
 	if (e->tagged && e->tag == h)
-		return dfs_fq_join(k, e, p);
+		return dfs_fq_join(s, k, e, p);
+pool:
 	if (!pool->sets)
 		goto mix;
 	set = ((u64)h * pool->sets) >> 32;
@@ -424,7 +495,7 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 		for (i = 0; i < DFS_FQ_WAYS; i++)
 			if ((busy & (1U << i)) && pool->tag[base + i] == h &&
 			    pool->q[base + i].key == k)
-				return dfs_fq_join(k, &pool->q[base + i], p);
+				return dfs_fq_join(s, k, &pool->q[base + i], p);
 		/* Emptied but still in the old list, the embedded queue
 		 * waits for its turn to leave: another connection's packet
 		 * would wait there a round of the key's bulk queues.
@@ -432,7 +503,7 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 		if (!e->head && !e->key) {
 			e->tag = h;
 			e->tagged = true;
-			return dfs_fq_join(k, e, p);
+			return dfs_fq_join(s, k, e, p);
 		}
 	}
 	for (i = 0; i < DFS_FQ_WAYS; i++) {
@@ -445,12 +516,12 @@ static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 			fq->first_above = 0;
 			k->pooled++;
 			s->pooled++;
-			return dfs_fq_join(k, fq, p);
+			return dfs_fq_join(s, k, fq, p);
 		}
 	}
 mix:
 	st->overflow++;
-	return dfs_fq_join(k, e, p);
+	return dfs_fq_join(s, k, e, p);
 }
 
 /*
@@ -729,7 +800,58 @@ static inline void *dfs_fq_key_dequeue(struct dfs_fq_sched *s,
 }
 
 /*
- * The next packet to send: the same round over the keys, each sending
+ * The boosted keys' new queues, each key while its deficit lasts: the
+ * head of its new queues sends, as in its own round (dfs_fq_key_dequeue())
+ * but ahead of the round over keys, and the key pays for it.  A key that
+ * has deficit and new queues left goes back to the tail, so that boosted
+ * keys take turns.  Every key is in new_keys or old_keys as well: this
+ * list is empty whenever the round over keys runs, and so whenever that
+ * round releases a key.  NULL once it is empty.
+ */
+static inline void *dfs_fq_boost_dequeue(struct dfs_fq_sched *s,
+					 const struct dfs_fq_params *p,
+					 struct dfs_fq_stats *st,
+					 const struct dfs_fq_ops *ops,
+					 void *ctx, const u32 *backlog,
+					 u32 now)
+{
+	struct dfs_fq_key *k;
+	struct dfs_drr *d;
+	struct dfs_fq *fq;
+	void *pkt;
+	u32 len;
+
+	while ((k = dfs_fq_boost_pop(s))) {
+		while (k->boost_credit > 0 && (d = dfs_drr_head(&k->new_q))) {
+			fq = container_of(d, struct dfs_fq, drr);
+			if (d->deficit <= 0) {
+				d->deficit += p->quantum;
+				dfs_drr_pop(&k->new_q);
+				dfs_drr_add(&k->old_q, d);
+				continue;
+			}
+			pkt = dfs_codel_dequeue(k, fq, p, st, ops, ctx,
+						backlog, now);
+			if (pkt) {
+				len = ops->len(pkt);
+				d->deficit -= len;
+				k->drr.deficit -= len;
+				k->boost_credit -= len;
+				if (k->boost_credit > 0 && k->new_q.tail)
+					dfs_fq_boost_add(s, k);
+				st->boosts++;
+				return pkt;
+			}
+			if (dfs_drr_retire(&k->new_q, &k->old_q, &k->new_q))
+				dfs_fq_leave(s, fq);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The next packet to send: the boosted keys' new queues first, then the
+ * same round over the keys, each sending
  * from its own round while its deficit lasts, so that keys share the
  * link by bytes whatever the flows each has, and a key that just got a
  * packet goes first, once.  A key whose queues all left goes through the
@@ -746,12 +868,18 @@ static inline void *dfs_fq_dequeue(struct dfs_fq_sched *s,
 	struct dfs_drr *d;
 	void *pkt;
 
+	if (unlikely(s->boost_tail)) {
+		pkt = dfs_fq_boost_dequeue(s, p, st, ops, ctx, backlog, now);
+		if (pkt)
+			return pkt;
+	}
 	while ((d = dfs_drr_next(&s->new_keys, &s->old_keys, p->quantum,
 				 &l))) {
 		k = container_of(d, struct dfs_fq_key, drr);
 		pkt = dfs_fq_key_dequeue(s, k, p, st, ops, ctx, backlog, now);
 		if (pkt) {
 			d->deficit -= ops->len(pkt);
+			k->boost_credit = p->quantum;
 			return pkt;
 		}
 		if (dfs_drr_retire(&s->new_keys, &s->old_keys, l)) {
@@ -789,6 +917,7 @@ static inline void dfs_fq_purge(struct dfs_fq_sched *s,
 	struct dfs_fq_key *k;
 	struct dfs_drr *d;
 
+	s->boost_tail = NULL;	/* every key is in the other lists */
 	while ((d = dfs_drr_pop_any(&s->new_keys, &s->old_keys))) {
 		k = container_of(d, struct dfs_fq_key, drr);
 		dfs_fq_key_purge(s, k, ops, ctx);
@@ -828,6 +957,7 @@ dfs_fq_release_list(struct dfs_fq_sched *s, struct dfs_drr_list *l,
 static inline void dfs_fq_release_idle(struct dfs_fq_sched *s,
 				       const struct dfs_fq_ops *ops, void *ctx)
 {
+	s->boost_tail = NULL;
 	dfs_fq_release_list(s, &s->new_keys, ops, ctx);
 	dfs_fq_release_list(s, &s->old_keys, ops, ctx);
 }

@@ -4,8 +4,9 @@
  * robin by bytes, new flows first, the pass through the old flows, the
  * release of emptied flows, and CoDel's drops, their spacing and ECN
  * marks, and its bounds after a stall, driven by a synthetic clock; the
- * two levels: sparse flows first inside a key, keys fair whatever their
- * flows, and a full pool that never mixes keys.
+ * two levels: sparse flows first inside a key and ahead of other keys,
+ * keys fair whatever their flows or boosts, and a full pool that never
+ * mixes keys.
  */
 #include "fq_world.h"
 #include "unit.h"
@@ -746,6 +747,140 @@ static void test_pool_full(void)
 	w_destroy(&w);
 }
 
+/*
+ * Four hosts' bulk flows are backlogged; host A's ping comes just after
+ * A's turn: it is the next packet out, not a round of the other hosts
+ * later (the boosted keys).
+ */
+static void test_sparse_ahead_of_keys(void)
+{
+	struct w_pkt *pkt;
+	struct world w;
+	int i, k, last = -1;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (k = 0; k < 4; k++) {
+		w.f[k].key = k;
+		for (i = 0; i < 20; i++)
+			w_enqueue(&w, k, 1500, 0, false);
+	}
+	w.f[4].key = 0;			/* A's ping */
+	/* to the end of A's turn in the round of old keys */
+	for (i = 0; i < 40; i++) {
+		pkt = w_dequeue(&w, 0);
+		CHECK(pkt, "packet %d", i);
+		if (!pkt)
+			break;
+		k = pkt->key;
+		free(pkt);
+		if (i > 8 && last == 0 && k == 1)
+			break;
+		last = k;
+	}
+	w_enqueue(&w, 4, 100, 0, false);
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 4, "the ping next (got flow %d)",
+	      pkt ? pkt->flow : -1);
+	free(pkt);
+	CHECK(w.st.boosts == 1, "one packet boosted: %llu",
+	      (unsigned long long)w.st.boosts);
+	CHECK(w_queues_own_keys(&w), "queues");
+	w_destroy(&w);
+}
+
+/*
+ * Host A sends each packet on a connection that has nothing queued, so
+ * that every one of them may be boosted; host B has one bulk flow.  The
+ * boost is paid from A's deficit: both get the same bytes, within a
+ * quantum or two, however A spreads its packets.
+ */
+static void test_boost_keeps_keys_fair(void)
+{
+	u64 bytes[2] = {};
+	struct world w;
+	int i, f = 0;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (i = 0; i < 20; i++)
+		w.f[i].key = 0;
+	w.f[20].key = 1;
+	for (i = 0; i < 3000; i++) {
+		struct w_pkt *pkt;
+
+		if (!w.f[f].qlen)
+			w_enqueue(&w, f, 1000, 0, false);
+		f = (f + 1) % 20;
+		while (w.f[20].qlen < 50)
+			w_enqueue(&w, 20, 1500, 0, false);
+		pkt = w_dequeue(&w, 0);
+		CHECK(pkt, "packet %d", i);
+		if (!pkt)
+			break;
+		bytes[pkt->key] += pkt->len;
+		free(pkt);
+		if (i > 100)
+			CHECK(bytes[0] > bytes[1] ?
+			      bytes[0] - bytes[1] <= 3 * 1514 :
+			      bytes[1] - bytes[0] <= 3 * 1514,
+			      "key bytes %llu vs %llu at %d",
+			      (unsigned long long)bytes[0],
+			      (unsigned long long)bytes[1], i);
+	}
+	CHECK(w.st.boosts > 100, "boosted %llu",
+	      (unsigned long long)w.st.boosts);
+	CHECK(w_queues_own_keys(&w), "queues");
+	w_destroy(&w);
+}
+
+/*
+ * Host A's only connection drained, its queue waits in the old list for
+ * its turn to leave and A in the old keys, while B and C are backlogged.
+ * A packet of that connection takes its place there; A's ping takes a
+ * queue of the pool and is the next packet out (boosted).
+ */
+static void test_ping_beside_drained_queue(void)
+{
+	struct dfs_fq_key *k;
+	struct w_pkt *pkt;
+	struct world w;
+	int i, a_left = 2;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	w.f[0].key = 0;		/* A's bulk */
+	w.f[1].key = 0;		/* A's ping */
+	w.f[2].key = 1;
+	w.f[3].key = 2;
+	for (i = 0; i < 20; i++) {
+		w_enqueue(&w, 2, 1500, 0, false);
+		w_enqueue(&w, 3, 1500, 0, false);
+	}
+	w_enqueue(&w, 0, 1500, 0, false);
+	w_enqueue(&w, 0, 1500, 0, false);	/* tags A's queue */
+	while (a_left && (pkt = w_dequeue(&w, 0))) {
+		a_left -= pkt->key == 0;
+		free(pkt);
+	}
+	k = w_key(&w, 0);
+	CHECK(k && !k->q.head && k->q.key == k && k->q.tagged,
+	      "A's queue drained, listed, tagged");
+	/* B's turn: A waits at the tail of the old keys */
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->key != 0, "another key's turn");
+	free(pkt);
+	w_enqueue(&w, 0, 1500, 0, false);
+	CHECK(!w.s.boost_tail && !w.s.pooled,
+	      "the same connection in its place, not boosted");
+	w_enqueue(&w, 1, 100, 0, false);
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 1, "the ping next (got flow %d)",
+	      pkt ? pkt->flow : -1);
+	free(pkt);
+	CHECK(w.st.boosts == 1, "boosted %llu",
+	      (unsigned long long)w.st.boosts);
+	CHECK(w_queues_own_keys(&w), "queues");
+	w_destroy(&w);
+}
+
 /* Purge with pool queues held frees them all. */
 static void test_purge_pool(void)
 {
@@ -792,5 +927,8 @@ int main(void)
 	TEST(test_key_split);
 	TEST(test_pool_full);
 	TEST(test_purge_pool);
+	TEST(test_sparse_ahead_of_keys);
+	TEST(test_boost_keeps_keys_fair);
+	TEST(test_ping_beside_drained_queue);
 	return unit_summary("fq_test");
 }

@@ -22,7 +22,7 @@
  *
  * Checked after every step: the packet sent, every packet dropped and
  * every CE mark are the reference's; the backlogs and queue lengths of
- * every flow and key, the keys scheduled, the pool's ways in use and the
+ * every flow and key, the keys scheduled and boosted, the pool's ways in use and the
  * packets that found their set full agree; and every queue holds packets
  * of the key that holds it only.  Emptied, the scheduler now and then
  * lets go of its keys at once, as sch_dfs does when polled empty.  At
@@ -50,6 +50,7 @@ struct rqueue {
 	bool		listed;
 	s32		deficit;
 	u32		tag;
+	bool		tagged;		/* tag known (the embedded queue) */
 	int		owner;		/* key, while busy (ways) */
 	bool		busy;
 	/* CoDel: the queue's verdict */
@@ -59,7 +60,9 @@ struct rqueue {
 
 struct rkey {
 	bool		listed;
+	bool		boosted;	/* in rboost */
 	s32		deficit;
+	s32		credit;		/* boost_credit */
 	int		newq[NQ + 1], oldq[NQ + 1];
 	int		nnew, nold;
 	u32		pooled;
@@ -73,8 +76,8 @@ struct rkey {
 
 static struct rqueue rf[NQ];
 static struct rkey rk[NK];
-static int rnew[NK + 1], rold[NK + 1];
-static int nnew, nold;
+static int rnew[NK + 1], rold[NK + 1], rboost[NK + 1];
+static int nnew, nold, nboost;
 static u32 rbacklog, rsets;
 static u32 rflen[NF], rfbytes[NF];
 static u32 rdrops[W_PKTS], nrdrops;
@@ -283,17 +286,38 @@ static struct rres rcodel(struct world *w, struct rkey *k, struct rqueue *f,
 	return r;
 }
 
-/* The queue that a packet of flow hash @h of key @k joins. */
+/*
+ * The queue that a packet of flow hash @h of key @k joins.  The embedded
+ * queue's tag as the kernel keeps it: known once a packet came while it
+ * had some (its oldest packet's), or once it was given to a connection
+ * beside the pool's; forgotten when it is given afresh.
+ */
 static int rselect(struct world *w, int k, u32 h)
 {
 	struct rkey *key = &rk[k];
+	struct rqueue *E = &rf[k];
 	int e = k, q = -1, i, set;
 
-	if (rf[e].tag == h || (!rf[e].len && !key->pooled)) {
+	if (!E->len && !key->pooled) {
+		if (!E->listed || !E->tagged) {
+			E->tagged = false;
+			q = e;
+			goto join;
+		}
+		/* emptied, in its old list: another connection is new */
+		if (E->tag == h)
+			return e;
+		goto pool;
+	}
+	if (!E->tagged && E->len) {
+		E->tag = w->f[rq[e][E->head].flow].hash;
+		E->tagged = true;
+	}
+	if (E->tagged && E->tag == h) {
 		q = e;
-		rf[e].tag = h;
 		goto join;
 	}
+pool:
 	if (rsets) {
 		set = ((u64)h * rsets) >> 32;
 		for (i = 0; i < DFS_FQ_WAYS && key->pooled; i++) {
@@ -304,9 +328,10 @@ static int rselect(struct world *w, int k, u32 h)
 				goto join;
 			}
 		}
-		if (key->pooled && !rf[e].len && !rf[e].listed) {
+		if (key->pooled && !E->len && !E->listed) {
 			q = e;
-			rf[e].tag = h;
+			E->tag = h;
+			E->tagged = true;
 			goto join;
 		}
 		for (i = 0; i < DFS_FQ_WAYS; i++) {
@@ -330,6 +355,11 @@ join:
 		rf[q].listed = true;
 		rf[q].deficit = w->p.quantum;
 		lpush(key->newq, &key->nnew, q);
+		/* a connection beside others: ahead of the keys' round */
+		if (key->pooled && key->credit > 0 && !key->boosted) {
+			key->boosted = true;
+			lpush(rboost, &nboost, k);
+		}
 	}
 	return q;
 }
@@ -386,12 +416,56 @@ static struct rres rkey_dequeue(struct world *w, int k, u32 now, bool *ce)
 	}
 }
 
+/* The boosted keys' new queues, each while its key has deficit. */
+static struct rres rboost_dequeue(struct world *w, u32 now, bool *ce)
+{
+	struct rres r = { .valid = false };
+
+	while (nboost) {
+		int k = lpop(rboost, &nboost);
+		struct rkey *key = &rk[k];
+
+		key->boosted = false;
+		while (key->credit > 0 && key->nnew) {
+			int i = key->newq[0];
+			struct rqueue *f = &rf[i];
+
+			if (f->deficit <= 0) {
+				f->deficit += w->p.quantum;
+				lpop(key->newq, &key->nnew);
+				lpush(key->oldq, &key->nold, i);
+				continue;
+			}
+			r = rcodel(w, key, f, now, ce);
+			if (r.valid) {
+				f->deficit -= r.p.len;
+				key->deficit -= r.p.len;
+				key->credit -= r.p.len;
+				if (key->credit > 0 && key->nnew) {
+					key->boosted = true;
+					lpush(rboost, &nboost, k);
+				}
+				return r;
+			}
+			lpop(key->newq, &key->nnew);
+			if (key->nold)
+				lpush(key->oldq, &key->nold, i);
+			else
+				rleave(k, i);
+		}
+	}
+	return r;
+}
+
 static struct rres rdequeue(struct world *w, u32 now, bool *ce)
 {
 	struct rres r;
 	bool is_new;
 	int k;
 
+	r = rboost_dequeue(w, now, ce);
+	if (r.valid)
+		return r;
 	for (;;) {
 		struct rkey *key;
 
@@ -417,6 +491,7 @@ static struct rres rdequeue(struct world *w, u32 now, bool *ce)
 		r = rkey_dequeue(w, k, now, ce);
 		if (r.valid) {
 			key->deficit -= r.p.len;
+			key->credit = w->p.quantum;
 			return r;
 		}
 		is_new ? lpop(rnew, &nnew) : lpop(rold, &nold);
@@ -424,6 +499,7 @@ static struct rres rdequeue(struct world *w, u32 now, bool *ce)
 			lpush(rold, &nold, k);
 		} else {
 			/* released: its embedded queue with it */
+			FUZZ_ASSERT(!key->boosted);
 			memset(key, 0, sizeof(*key));
 			memset(&rf[k], 0, sizeof(rf[k]));
 		}
@@ -445,7 +521,7 @@ static void rrelease_idle(void)
 		memset(&rk[k], 0, sizeof(rk[k]));
 		memset(&rf[k], 0, sizeof(rf[k]));
 	}
-	nnew = nold = 0;
+	nnew = nold = nboost = 0;
 }
 
 static void check(struct world *w)
@@ -461,8 +537,10 @@ static void check(struct world *w)
 		FUZZ_ASSERT(w->k[i].qlen == rk[i].len);
 		FUZZ_ASSERT(w->k[i].backlog == rk[i].bytes);
 		FUZZ_ASSERT(!w->k[i].fk == !rk[i].listed);
-		if (w->k[i].fk)
+		if (w->k[i].fk) {
 			FUZZ_ASSERT(w->k[i].fk->pooled == rk[i].pooled);
+			FUZZ_ASSERT(!w->k[i].fk->boost_next == !rk[i].boosted);
+		}
 		listed += rk[i].listed;
 	}
 	for (i = 0; i < rsets * DFS_FQ_WAYS; i++) {
@@ -508,7 +586,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	memset(rk, 0, sizeof(rk));
 	memset(rflen, 0, sizeof(rflen));
 	memset(rfbytes, 0, sizeof(rfbytes));
-	nnew = nold = 0;
+	nnew = nold = nboost = 0;
 	rbacklog = 0;
 	nrdrops = 0;
 	roverflow = 0;
@@ -568,6 +646,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				if (!rk[k].listed) {
 					rk[k].listed = true;
 					rk[k].deficit = w.p.quantum;
+					rk[k].credit = w.p.quantum;
 					lpush(rnew, &nnew, k);
 				}
 				q = rselect(&w, k, w.f[i].hash);
