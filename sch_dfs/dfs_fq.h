@@ -134,10 +134,11 @@ struct dfs_fq {
 	void		*head;		/* the caller's packets, oldest first */
 	void		*tail;
 	struct dfs_fq_key *key;		/* NULL: in no list */
-	u32		tag;		/* flow hash of its packets */
+	u32		tag;		/* flow hash of its packets, while
+					 * listed
+					 */
 	u32		first_above;	/* time the sojourn may drop from */
 	bool		ok_to_drop;	/* at its last dequeue */
-	bool		tagged;		/* tag is set (the embedded queue) */
 };
 
 /*
@@ -211,8 +212,7 @@ struct dfs_fq_stats {
  * queue and takes it out of every backlog the caller keeps (NULL when the
  * queue has none); time() is its enqueue time in dfs_codel_time() units;
  * mark() sets CE and says whether it could; drop() frees a packet pop()
- * returned; release() frees a struct dfs_fq_key that left the lists;
- * hash() is the hash of a packet's connection (a 5-tuple flow).
+ * returned; release() frees a struct dfs_fq_key that left the lists.
  */
 struct dfs_fq_ops {
 	void	*(*pop)(void *ctx, struct dfs_fq *fq);
@@ -221,7 +221,6 @@ struct dfs_fq_ops {
 	bool	(*mark)(void *pkt);
 	void	(*drop)(void *ctx, void *pkt);
 	void	(*release)(void *ctx, struct dfs_fq_key *k);
-	u32	(*hash)(void *ctx, void *pkt);
 };
 
 /* Bytes of a pool of @sets sets, for the caller's one allocation. */
@@ -362,7 +361,6 @@ static inline void dfs_fq_activate(struct dfs_fq_sched *s,
 	k->q.key = NULL;		/* in no list: dfs_fq_join() */
 	k->q.first_above = 0;
 	k->q.ok_to_drop = false;
-	k->q.tagged = false;		/* tag unset */
 	k->drr.deficit = p->quantum;
 	k->drr.split = 0;
 	k->boost_next = NULL;
@@ -403,7 +401,7 @@ static inline struct dfs_fq_key *dfs_fq_boost_pop(struct dfs_fq_sched *s)
  * @fq, of key @k, gets a packet: a queue in none of @k's lists joins its
  * new queues, and @k the boosted keys if it has other queues (any of the
  * pool: dfs_fq_queue() gives a key's only connection the embedded one)
- * and some of its deficit left.
+ * and some of its boost credit left.
  */
 static inline struct dfs_fq *dfs_fq_join(struct dfs_fq_sched *s,
 					 struct dfs_fq_key *k,
@@ -432,58 +430,48 @@ static inline void dfs_fq_key_split(struct dfs_fq_key *k, u32 split)
 }
 
 /*
- * The queue of key @k for @pkt, put in @k's new list if it was in none;
- * the caller links the packet at its tail.  The embedded queue when it
- * is @pkt's connection's (by ops->hash()), or free: no packets and, once
- * @k holds queues of the pool, in none of @k's lists; else the pool
- * queue of @k that has the connection, else a free way of the hash's
- * set; when all of the set's ways are busy, the embedded queue, where
- * the connection shares CoDel and the round with the one there: a queue
- * never holds two keys' packets.  A queue that emptied stays in the old
- * list until its turn comes, as in fq_codel, where only its own flow
- * finds it: a new connection (a ping, an ACK stream that went quiet)
- * given it would wait out a round of the key's bulk queues, where a
- * queue of its own goes first.
+ * The queue of key @k for a packet of the connection of hash @h, put in
+ * @k's new list if it was in none; the caller links the packet at its
+ * tail.  The embedded queue when it is the connection's, or free: no
+ * packets and, once @k holds queues of the pool, in none of @k's lists;
+ * else the pool queue of @k that has the connection, else a free way of
+ * the hash's set; when all of the set's ways are busy, the embedded
+ * queue, where the connection shares CoDel and the round with the one
+ * there: a queue never holds two keys' packets.  A queue that emptied
+ * stays in the old list until its turn comes, as in fq_codel, where only
+ * its own flow finds it: a new connection (a ping, an ACK stream that
+ * went quiet) given it would wait out a round of the key's bulk queues,
+ * where a queue of its own goes first.
  *
- * A key with one connection at a time needs no hash: its packets take
- * the embedded queue whatever it is, but when that queue drained and
- * waits in the old list with its connection known: another connection
- * then takes a queue of the pool.  The embedded queue's tag is only
- * taken, from its oldest packet, when a packet comes while it has some:
- * the same choice as tagging every first packet, without hashing a
- * packet that finds its key idle (most, on a link that keeps up).
+ * Every packet's @h is needed, so it must be at hand: sch_dfs takes it
+ * as it reads the packet's key.  The embedded queue's tag is its first
+ * packet's, so that once it drained, while it waits in the old list,
+ * another connection of its key is told from its own.
  */
 static inline struct dfs_fq *dfs_fq_queue(struct dfs_fq_sched *s,
 					  const struct dfs_fq_params *p,
 					  struct dfs_fq_stats *st,
-					  struct dfs_fq_key *k, void *pkt,
-					  const struct dfs_fq_ops *ops,
-					  void *ctx)
+					  struct dfs_fq_key *k, u32 h)
 {
 	struct dfs_fq_pool *pool = &s->pool;
 	struct dfs_fq *e = &k->q;
-	u32 h, set, base, busy, i;
+	u32 set, base, busy, i;
 
 	if (!e->head && !k->pooled) {
-		if (!e->key || !e->tagged) {
-			e->tagged = false;
+		if (!e->key) {
+			e->tag = h;
 			return dfs_fq_join(s, k, e, p);
 		}
-		/* Emptied, the key's only queue waits in its old list for
-		 * its turn to leave, its connection known: another one
-		 * takes a queue of the pool, as below, and is new.
+		/* Emptied, the key's only queue waits in its lists for its
+		 * turn to leave: its connection's packet keeps that place,
+		 * another connection takes a queue of the pool, below, and
+		 * is new.
 		 */
-		h = ops->hash(ctx, pkt);
 		if (e->tag == h)
 			return e;
 		goto pool;
 	}
-	h = ops->hash(ctx, pkt);
-	if (!e->tagged && e->head) {
-		e->tag = ops->hash(ctx, e->head);
-		e->tagged = true;
-	}
-	if (e->tagged && e->tag == h)
+	if (e->tag == h)
 		return dfs_fq_join(s, k, e, p);
 pool:
 	if (!pool->sets)
@@ -502,7 +490,6 @@ pool:
 		 */
 		if (!e->head && !e->key) {
 			e->tag = h;
-			e->tagged = true;
 			return dfs_fq_join(s, k, e, p);
 		}
 	}
@@ -800,13 +787,14 @@ static inline void *dfs_fq_key_dequeue(struct dfs_fq_sched *s,
 }
 
 /*
- * The boosted keys' new queues, each key while its deficit lasts: the
- * head of its new queues sends, as in its own round (dfs_fq_key_dequeue())
- * but ahead of the round over keys, and the key pays for it.  A key that
- * has deficit and new queues left goes back to the tail, so that boosted
- * keys take turns.  Every key is in new_keys or old_keys as well: this
- * list is empty whenever the round over keys runs, and so whenever that
- * round releases a key.  NULL once it is empty.
+ * The boosted keys' new queues, each key while its boost credit lasts:
+ * the head of its new queues sends, as in its own round
+ * (dfs_fq_key_dequeue()) but ahead of the round over keys, and the key
+ * pays for it from its deficit.  A key with credit and new queues left
+ * goes back to the tail, so that boosted keys take turns.  Every key is
+ * in new_keys or old_keys as well: this list is empty whenever the round
+ * over keys runs, and so whenever that round releases a key.  NULL once
+ * it is empty.
  */
 static inline void *dfs_fq_boost_dequeue(struct dfs_fq_sched *s,
 					 const struct dfs_fq_params *p,
@@ -851,10 +839,10 @@ static inline void *dfs_fq_boost_dequeue(struct dfs_fq_sched *s,
 
 /*
  * The next packet to send: the boosted keys' new queues first, then the
- * same round over the keys, each sending
- * from its own round while its deficit lasts, so that keys share the
- * link by bytes whatever the flows each has, and a key that just got a
- * packet goes first, once.  A key whose queues all left goes through the
+ * same round over the keys, each sending from its own round while its
+ * deficit lasts, so that keys share the link by bytes whatever the flows
+ * each has, and a key that just got a packet goes first, once.  A key
+ * that sends in the round has its boost credit back.  A key whose queues all left goes through the
  * old keys once, as a queue does, then is released.
  */
 static inline void *dfs_fq_dequeue(struct dfs_fq_sched *s,

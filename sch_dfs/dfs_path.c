@@ -36,11 +36,42 @@ static u32 dfs_key_split(struct dfs_sched_data *q, struct dfs_flow *flow)
 	return k && k->drr.split > 1 ? k->drr.split : 1;
 }
 
-/* Flow key of a packet (net/flowkey_skb.h, shared with cls_lrufq). */
-static void dfs_classify(const struct dfs_sched_data *q,
-			 const struct sk_buff *skb, struct flowkey *key)
+/*
+ * Flow key of a packet (net/flowkey_skb.h, shared with cls_lrufq) into
+ * @key; in sched fq, returned, the hash of its connection (dfs_fq_queue())
+ * from the same read of its headers: a plain packet's key in the other
+ * modes is its 5-tuple with the ports, the protocol and an address
+ * cleared, as flowkey_from_skb_fast() leaves them there.  Others, left to
+ * the dissector, take skb_get_hash().  With key 5tuple a key is one
+ * connection: 0.  Every packet's hash is taken, not only that of a packet
+ * whose key has packets queued, so that a key's one queue knows its
+ * connection from its first packet: another connection of the key, a
+ * ping beside a download, is then told from that one coming back, and
+ * may go ahead of the round (dfs_fq.h's boosted keys).
+ */
+static u32 dfs_classify(const struct dfs_sched_data *q,
+			struct sk_buff *skb, struct flowkey *key)
 {
-	flowkey_from_skb(skb, q->key_mode, key);
+	u32 mode = q->key_mode, conn;
+
+	if (!dfs_fq_mode(q) || mode == TC_FLOWKEY_5TUPLE) {
+		flowkey_from_skb(skb, mode, key);
+		return 0;
+	}
+	memset(key, 0, sizeof(*key));
+	if (likely(flowkey_from_skb_fast(skb, TC_FLOWKEY_5TUPLE, key))) {
+		conn = flowkey_hash(key, q->fq_seed);
+		key->sport = 0;
+		key->dport = 0;
+		key->proto = 0;
+		if (mode == TC_FLOWKEY_SRC)
+			memset(key->dst, 0, sizeof(key->dst));
+		else if (mode == TC_FLOWKEY_DST)
+			memset(key->src, 0, sizeof(key->src));
+		return conn;
+	}
+	flowkey_from_skb(skb, mode, key);
+	return skb_get_hash(skb);
 }
 
 /* Find the flow of a key, in the cache first (Algorithm 1, line 4). */
@@ -146,12 +177,13 @@ static void dfs_fq_tell_drops(struct dfs_sched_data *q, struct Qdisc *sch)
 }
 
 /*
- * sched fq: the queue of @skb's connection in its key's, giving the key a
- * struct dfs_fq_key (a new key for the scheduler) if it has none; NULL
- * when there is no memory for one.  dfs_fq_link() puts @skb in it.
+ * sched fq: the queue of the connection of hash @conn (dfs_classify()) in
+ * its key's, giving the key a struct dfs_fq_key (a new key for the
+ * scheduler) if it has none; NULL when there is no memory for one.
+ * dfs_fq_link() puts the packet in it.
  */
 static struct dfs_fq *dfs_fq_slot(struct dfs_sched_data *q,
-				  struct sk_buff *skb, struct dfs_flow *flow,
+				  struct dfs_flow *flow, u32 conn,
 				  bool new_epoch)
 {
 	struct dfs_flow_fq *ff = dfs_flow_fq(flow);
@@ -178,8 +210,7 @@ static struct dfs_fq *dfs_fq_slot(struct dfs_sched_data *q,
 	if (unlikely(q->mq) && new_epoch && flow != &q->overflow.flow)
 		dfs_fq_key_split(k, dfs_mq_spread(q->mq, q->mq_queue,
 						  &flow->key));
-	return dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, skb,
-			    &dfs_fq_ops, q->sch);
+	return dfs_fq_queue(&q->fq, &q->fq_params, &q->fq_stats, k, conn);
 }
 
 static void dfs_fq_link(struct dfs_fq *fq, struct sk_buff *skb, u64 now)
@@ -294,7 +325,7 @@ dfs_judge(struct dfs_sched_data *q, struct Qdisc *sch, struct dfs_flow *flow,
  */
 static __always_inline int dfs_admit(struct dfs_sched_data *q,
 				     struct Qdisc *sch, struct sk_buff *skb,
-				     struct dfs_flow *flow, u32 len,
+				     struct dfs_flow *flow, u32 len, u32 conn,
 				     bool new_epoch, struct dfs_fq **fq,
 				     struct sk_buff **to_free)
 {
@@ -309,7 +340,7 @@ static __always_inline int dfs_admit(struct dfs_sched_data *q,
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (dfs_fq_mode(q)) {
-		*fq = dfs_fq_slot(q, skb, flow, new_epoch);
+		*fq = dfs_fq_slot(q, flow, conn, new_epoch);
 		if (!*fq) {
 			q->stats.drop_nomem++;
 			return qdisc_drop(skb, sch, to_free);
@@ -394,6 +425,7 @@ int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct dfs_flow *flow;
 	u64 now = ktime_get_ns();
 	struct flowkey key;
+	u32 conn;
 	int ret;
 
 	dfs_meter_tick(&q->meter, now, p->rate_interval_ns);
@@ -405,7 +437,7 @@ int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	dfs_cpr_tick(&q->cpr_clock, &q->cpr_params, now);
 	dfs_cpr_link(&q->cpr_clock, &q->cpr_params,
 		     dfs_link_rate(p, &q->meter));
-	dfs_classify(q, skb, &key);
+	conn = dfs_classify(q, skb, &key);
 	/* Another queue of dfs_mq flagged the key: refused before it takes
 	 * a flow here, as this queue's own verdict would refuse it.
 	 */
@@ -423,8 +455,8 @@ int dfs_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	epoch = flow->epoch;
 	dfs_meter_seen(&q->meter, flow, split);
 
-	ret = dfs_admit(q, sch, skb, flow, len, flow->epoch != epoch, &fq,
-			to_free);
+	ret = dfs_admit(q, sch, skb, flow, len, conn, flow->epoch != epoch,
+			&fq, to_free);
 	if (ret)
 		return ret;
 	return dfs_queue(q, sch, skb, flow, fq, verdict, len, now, to_free);
@@ -512,31 +544,7 @@ void dfs_fq_spares_free(struct dfs_sched_data *q)
 	q->fq_spares = 0;
 }
 
-/*
- * The hash of a packet's connection, for a key that has packets queued
- * (dfs_fq_queue()): a plain packet is read as a 5-tuple, as classify
- * reads it (flowkey_from_skb_fast()), and hashed with the qdisc's seeds;
- * skb_get_hash() would dissect a packet that has no hash yet (a
- * forwarded one without the NIC's) from the start.  Others, left to the
- * dissector, take skb_get_hash().  With key 5tuple a key is one
- * connection.
- */
-static u32 dfs_fq_hash(void *ctx, void *skb)
-{
-	struct Qdisc *sch = ctx;
-	struct dfs_sched_data *q = qdisc_priv(sch);
-	struct flowkey key;
-
-	if (q->key_mode == TC_FLOWKEY_5TUPLE)
-		return 0;
-	memset(&key, 0, sizeof(key));
-	if (likely(flowkey_from_skb_fast(skb, TC_FLOWKEY_5TUPLE, &key)))
-		return flowkey_hash(&key, q->fq_seed);
-	return skb_get_hash(skb);
-}
-
 static const struct dfs_fq_ops dfs_fq_ops = {
-	.hash		= dfs_fq_hash,
 	.pop		= dfs_fq_pop,
 	.len		= dfs_fq_len,
 	.time		= dfs_fq_time,

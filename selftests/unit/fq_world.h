@@ -123,16 +123,9 @@ static void w_release(void *ctx, struct dfs_fq_key *k)
 	free(k);
 }
 
-static u32 w_hash(void *ctx, void *pkt)
-{
-	struct world *w = ctx;
-
-	return w->f[((struct w_pkt *)pkt)->flow].hash;
-}
-
 static const struct dfs_fq_ops w_ops = {
 	.pop = w_pop, .len = w_len, .time = w_time, .mark = w_mark,
-	.drop = w_drop, .release = w_release, .hash = w_hash,
+	.drop = w_drop, .release = w_release,
 };
 
 /* A pool of @sets sets (0: none, every key's embedded queue only). */
@@ -190,7 +183,7 @@ static struct dfs_fq *w_slot(struct world *w, struct w_pkt *pkt)
 		w->keys++;
 		dfs_fq_activate(&w->s, &w->p, &w->st, k, wk);
 	}
-	return dfs_fq_queue(&w->s, &w->p, &w->st, k, pkt, &w_ops, w);
+	return dfs_fq_queue(&w->s, &w->p, &w->st, k, w->f[pkt->flow].hash);
 }
 
 static void w_link(struct world *w, struct dfs_fq *fq, struct w_pkt *pkt)

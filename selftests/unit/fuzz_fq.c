@@ -50,7 +50,6 @@ struct rqueue {
 	bool		listed;
 	s32		deficit;
 	u32		tag;
-	bool		tagged;		/* tag known (the embedded queue) */
 	int		owner;		/* key, while busy (ways) */
 	bool		busy;
 	/* CoDel: the queue's verdict */
@@ -286,12 +285,7 @@ static struct rres rcodel(struct world *w, struct rkey *k, struct rqueue *f,
 	return r;
 }
 
-/*
- * The queue that a packet of flow hash @h of key @k joins.  The embedded
- * queue's tag as the kernel keeps it: known once a packet came while it
- * had some (its oldest packet's), or once it was given to a connection
- * beside the pool's; forgotten when it is given afresh.
- */
+/* The queue that a packet of flow hash @h of key @k joins. */
 static int rselect(struct world *w, int k, u32 h)
 {
 	struct rkey *key = &rk[k];
@@ -299,8 +293,8 @@ static int rselect(struct world *w, int k, u32 h)
 	int e = k, q = -1, i, set;
 
 	if (!E->len && !key->pooled) {
-		if (!E->listed || !E->tagged) {
-			E->tagged = false;
+		if (!E->listed) {
+			E->tag = h;
 			q = e;
 			goto join;
 		}
@@ -309,11 +303,7 @@ static int rselect(struct world *w, int k, u32 h)
 			return e;
 		goto pool;
 	}
-	if (!E->tagged && E->len) {
-		E->tag = w->f[rq[e][E->head].flow].hash;
-		E->tagged = true;
-	}
-	if (E->tagged && E->tag == h) {
+	if (E->tag == h) {
 		q = e;
 		goto join;
 	}
@@ -331,7 +321,6 @@ pool:
 		if (key->pooled && !E->len && !E->listed) {
 			q = e;
 			E->tag = h;
-			E->tagged = true;
 			goto join;
 		}
 		for (i = 0; i < DFS_FQ_WAYS; i++) {

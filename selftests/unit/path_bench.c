@@ -141,17 +141,9 @@ static void b_release(void *ctx, struct dfs_fq_key *k)
 	free(k);
 }
 
-/* a flow per key (srcdst keys, a flow each) */
-static u32 b_hash(void *ctx, void *pkt)
-{
-	struct bench *b = ctx;
-
-	return (u32)(((struct bpkt *)pkt)->owner - b->flows) * 0x9E3779B9U;
-}
-
 static const struct dfs_fq_ops b_ops = {
 	.pop = b_pop, .len = b_len, .time = b_time, .mark = b_mark,
-	.drop = b_drop, .release = b_release, .hash = b_hash,
+	.drop = b_drop, .release = b_release,
 };
 
 /*
@@ -220,8 +212,9 @@ static void fq_add(struct bench *b, struct dfs_flow *flow, u32 len)
 		bf->fk = k;
 		dfs_fq_activate(&b->fq, &b->fq_params, &b->fq_stats, k, bf);
 	}
-	fq = dfs_fq_queue(&b->fq, &b->fq_params, &b->fq_stats, k, pkt,
-			  &b_ops, b);
+	/* a flow per key (srcdst keys, a flow each) */
+	fq = dfs_fq_queue(&b->fq, &b->fq_params, &b->fq_stats, k,
+			  (u32)(bf - b->flows) * 0x9E3779B9U);
 	if (fq->tail)
 		((struct bpkt *)fq->tail)->next = pkt;
 	else
