@@ -795,10 +795,11 @@ class XstatsTest(unittest.TestCase):
         raw = XSTATS.pack(*values)
         x = xstats_of(raw)
         self.assertEqual(x["flows"], XSTATS_FIELDS.index("flows") + 1)
-        self.assertEqual(x["mq_unshared"], len(XSTATS_FIELDS))
+        self.assertEqual(x["fq_boosts"], len(XSTATS_FIELDS))
         old = xstats_of(raw[:240])
         self.assertEqual(old["fq_overflow"], x["fq_overflow"])
         self.assertEqual(old["drop_shared"], 0)
+        self.assertEqual(old["fq_boosts"], 0)
         self.assertIsNone(xstats_of(raw[:200]))
 
 

@@ -232,6 +232,7 @@ static void dfs_mq_add_stats(struct tc_dfs_qd_stats *s,
 	s->cpr_period = max(s->cpr_period, q->cpr_period);
 	s->fq_queues += q->fq_queues;
 	s->fq_overflow += q->fq_overflow;
+	s->fq_boosts += q->fq_boosts;
 	s->index_flows += q->index_flows;
 	s->index_buckets += q->index_buckets;
 	s->drop_shared += q->drop_shared;

@@ -637,6 +637,7 @@ void dfs_qd_stats(struct Qdisc *sch, struct tc_dfs_qd_stats *st)
 	st->codel_marks = q->fq_stats.codel_marks;
 	st->fq_queues = q->fq.pooled;
 	st->fq_overflow = q->fq_stats.overflow;
+	st->fq_boosts = q->fq_stats.boosts;
 	st->drop_nomem = q->stats.drop_nomem;
 	st->drop_overmemory = q->stats.drop_overmemory;
 	st->queue_memory = q->memory_used;

@@ -51,6 +51,7 @@ NOT_EXPORTED = {
     "fq_new_flows": "sched fq's bookkeeping",
     "fq_queues": "sched fq's bookkeeping",
     "fq_overflow": "sched fq's bookkeeping",
+    "fq_boosts": "sched fq's bookkeeping",
     "cpr_tau": "a level CPR adapts by itself; cpr_flows is the outcome",
     "cpr_csr": "the input of tau, as cpr_tau",
     "cpr_periods": "CPR's clock",

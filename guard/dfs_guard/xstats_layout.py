@@ -5,7 +5,7 @@
 struct tc_dfs_qd_stats."""
 import struct
 
-XSTATS = struct.Struct('<IIIIIIIIIIQQQQQQQQQQQQQQQQIIIIQQQQIIQQIIQQ')
+XSTATS = struct.Struct('<IIIIIIIIIIQQQQQQQQQQQQQQQQIIIIQQQQIIQQIIQQQ')
 XSTATS_FIELDS = (
     'type', 'xstats_pad', 'flows', 'btree_flows', 'cache_flows', 'malicious',
     'trending', 'active_flows', 'btree_height', 'wfs', 'fair_rate',
@@ -15,5 +15,5 @@ XSTATS_FIELDS = (
     'queue_memory', 'cpr_tau', 'cpr_csr', 'cpr_flows', 'pad', 'cpr_periods',
     'cpr_congested', 'drop_cpr', 'cpr_surges', 'cpr_period', 'pad2',
     'fq_queues', 'fq_overflow', 'index_flows', 'index_buckets', 'drop_shared',
-    'mq_unshared',
+    'mq_unshared', 'fq_boosts',
 )

@@ -780,6 +780,8 @@ static void dfs_print_qd_xstats(const struct tc_dfs_qd_stats *st, size_t len)
 		QD_U64(fq_queues, "  fq_queues %llu");
 		QD_U64(fq_overflow, " fq_overflow %llu");
 	}
+	if (DFS_HAS(len, qdisc_stats.fq_boosts))
+		QD_U64(fq_boosts, " fq_boosts %llu");
 
 #undef QD_U32
 #undef QD_U64

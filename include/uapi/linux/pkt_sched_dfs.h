@@ -135,6 +135,9 @@ struct tc_dfs_qd_stats {
 	__u64	mq_unshared;	/* dfs_mq: keys this queue flagged that the
 				 * root's table had no room for
 				 */
+	__u64	fq_boosts;	/* sched fq: packets of a new connection of
+				 * a busy key, sent ahead of the round
+				 */
 };
 
 /* One flow held in the malicious-flow cache, reported as a class. */
