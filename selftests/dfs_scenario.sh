@@ -36,6 +36,12 @@
 #	                         congested share, each flow's CPR) from 2 s
 #	                         before IP was first held to 1 s after, for
 #	                         the log of a test that finds it held
+#	FLOOD_PING=HOST flood_run ...
+#	                         HOST also pings the receiver every 0.05 s,
+#	                         from when the TCP flows start to when
+#	                         they end, into OUTDIR/ping (ping -D)
+#	flood_ping_p99 OUTDIR    the 99th percentile of those pings' RTT
+#	                         over the measured window, ms
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -59,7 +65,7 @@ tail_phase()
 
 flood_run()
 {
-	local out=$1 secs=$2 schedule=$3 i t0 run udp_pids=() rc=0
+	local out=$1 secs=$2 schedule=$3 i t0 run udp_pids=() rc=0 ping_pid
 	shift 3
 
 	# Traffic runs TAIL seconds past the measured window, which starts
@@ -103,7 +109,17 @@ flood_run()
 		start_tcp_flow "s$i" $((5200 + i)) "$run" "$out/tcp$i.json" \
 			--get-server-output
 	done
+	if [ -n "${FLOOD_PING:-}" ]; then
+		in_ns "$FLOOD_PING" ping -D -n -i 0.05 -w "$run" "$(flow_dst)" \
+			> "$out/ping" 2>&1 &
+		ping_pid=$!
+	fi
 	wait_flows || rc=1
+	if [ -n "${FLOOD_PING:-}" ]; then
+		pkill -P "$ping_pid" 2>/dev/null
+		kill "$ping_pid" 2>/dev/null
+		wait "$ping_pid" 2>/dev/null
+	fi
 	in_ns r tc -j -s qdisc show dev "$R_OUT" > "$out/qdisc.json"
 	in_ns r tc -s class show dev "$R_OUT" > "$out/class.txt"
 	flood_stop "${udp_pids[@]}"
@@ -190,6 +206,21 @@ flood_cpr_trace()
 				if (t[i] >= first - 2 && t[i] <= first + 1)
 					print line[i]
 		}' "$1/cpr-trace" 2>/dev/null
+}
+
+flood_ping_p99()
+{
+	python3 -S - "$1/ping" "$1/t0" "$1/window" <<'PY'
+import math, re, sys
+t0 = float(open(sys.argv[2]).read())
+start, end = map(int, open(sys.argv[3]).read().split())
+rtts = sorted(float(m.group(2)) for m in
+              (re.match(r"\[([0-9.]+)\].*time=([0-9.]+) ms", l)
+               for l in open(sys.argv[1]))
+              if m and start <= float(m.group(1)) - t0 < end)
+if rtts:
+    print("%.1f" % rtts[max(0, math.ceil(0.99 * len(rtts)) - 1)])
+PY
 }
 
 flood_udp_bps()
