@@ -70,7 +70,11 @@ static u32 dfs_classify(const struct dfs_sched_data *q,
 			memset(key->src, 0, sizeof(key->src));
 		return conn;
 	}
-	flowkey_from_skb(skb, mode, key);
+	/* What the fast path cannot read in one mode it cannot in any: to
+	 * the dissector, as flowkey_from_skb() would go after a second try.
+	 */
+	memset(key, 0, sizeof(*key));
+	flowkey_from_skb_dissect(skb, mode, key);
 	return skb_get_hash(skb);
 }
 
