@@ -37,9 +37,10 @@
 #	                         before IP was first held to 1 s after, for
 #	                         the log of a test that finds it held
 #	FLOOD_PING=HOST flood_run ...
-#	                         HOST also pings the receiver every 0.05 s,
-#	                         from when the TCP flows start to when
-#	                         they end, into OUTDIR/ping (ping -D)
+#	                         HOST also pings the receiver every
+#	                         FLOOD_PING_INTERVAL s (0.05), from when
+#	                         the TCP flows start to when they end,
+#	                         into OUTDIR/ping (ping -D)
 #	flood_ping_p99 OUTDIR    the 99th percentile of those pings' RTT
 #	                         over the measured window, ms
 
@@ -110,8 +111,8 @@ flood_run()
 			--get-server-output
 	done
 	if [ -n "${FLOOD_PING:-}" ]; then
-		in_ns "$FLOOD_PING" ping -D -n -i 0.05 -w "$run" "$(flow_dst)" \
-			> "$out/ping" 2>&1 &
+		in_ns "$FLOOD_PING" ping -D -n -i "${FLOOD_PING_INTERVAL:-0.05}" \
+			-w "$run" "$(flow_dst)" > "$out/ping" 2>&1 &
 		ping_pid=$!
 	fi
 	wait_flows || rc=1
