@@ -131,8 +131,13 @@ def scenario1p(short):
     the link, and the probe on a host that also sends one of the TCP
     flows, as a call during a download (issue: isolation inside a key as
     cake's).  Compared with cake and fq_codel, which isolate it by
-    connection inside a host."""
+    connection inside a host.  It runs a minute: the probe's p99 is
+    what it judges, and at 20 pings a second a minute puts about 11
+    pings over it, where scenario 1's 25 s put 5 and moved it by 3 ms
+    from boot to boot."""
     scn = scenario1(short)
+    if not short:
+        scn.secs = 60
     secs = scn.secs
     scn.name = "scenario1p"
     scn.title = ("UDP flood at 2x the link + 8 TCP flows, the probe on a "
