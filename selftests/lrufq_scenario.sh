@@ -151,7 +151,11 @@ lrufq_tcp_bps()
 # SECS were up (SECS after its first packet) or a flood's last packet.  All from
 # the receiver's per-sender counters sampled over netlink (rx_sampler_start):
 # the floods' and the flows' start as the link saw it, however late a
-# slow guest started each process.
+# slow guest started each process.  With LRUFQ_FROM_FLOODS=1 (pfifo's
+# control) the window starts WARMUP seconds after the floods' last first
+# packet: there the floods drop TCP's SYNs, and a flow that retries for
+# 3 or 7 s before its first packet gets through is the attack at work,
+# not a flow to wait for (waiting left under 4 s of window).
 lrufq_rx_bps()
 {
 	local i a tcp='' udp=''
@@ -161,10 +165,11 @@ lrufq_rx_bps()
 		if [ "$i" -le "$LRUFQ_NUDP" ]; then udp+=" $a"; else tcp+=" $a"; fi
 	done
 	python3 -S - "$1/rx" "$WARMUP" "$LRUFQ_SECS" "$LRUFQ_MIN_SPAN" \
-		"$tcp" "$udp" <<'PY'
+		"$tcp" "$udp" "${LRUFQ_FROM_FLOODS:-0}" <<'PY'
 import sys
 path, warmup, secs, min_span = sys.argv[1], *map(float, sys.argv[2:5])
 tcp, udp = sys.argv[5].split(), sys.argv[6].split()
+from_floods = sys.argv[7] == "1" and udp
 rows = []
 for line in open(path):
     f = line.split()
@@ -181,15 +186,16 @@ for src in tcp + udp:
             first.setdefault(src, t)
             last[src] = t
         prev = n
-missing = [s for s in tcp + udp if s not in first]
+missing = [s for s in (udp if from_floods else tcp + udp) if s not in first]
 if missing:
     sys.exit("lrufq_rx_bps: nothing received from " + " ".join(missing))
-lo = max(first.values()) + warmup
+lo = max(first[s] for s in udp) + warmup if from_floods else \
+    max(first.values()) + warmup
 # A TCP flow ends SECS after its data starts, later than its control
 # connection's first packet: its last packet is no end, since a flow the
 # floods starve sits out retransmission timeouts to the end of its run.
-hi = min(first[s] + secs for s in tcp) - 1 if tcp else \
-    min(last.values()) - 1
+ends = [first[s] + secs for s in tcp if s in first]
+hi = min(ends) - 1 if ends else min(last.values()) - 1
 if udp:
     hi = min(hi, min(last[s] for s in udp) - 1)
 win = [r for r in rows if lo <= r[0] <= hi]
