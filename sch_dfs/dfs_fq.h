@@ -29,10 +29,13 @@
  * from a host that is downloading then waits for no other host's turn,
  * as under cake, whose round is over connections.  A boosted packet is
  * taken off the key's deficit, so its next turns are shorter by as much
- * and bytes stay fair between keys; and a key sends at most a quantum
+ * and bytes stay fair between keys; and a key sends at most two quanta
  * boosted between two of its turns (boost_credit), so a host that opens
- * a connection a packet gains a quantum a round of precedence, as a new
- * flow does in fq_codel, and no more.
+ * a connection a packet gains two quanta a round of precedence, and no
+ * more.  Two, not one: the key's new queues send in the order they came,
+ * and a download whose queue drained and refilled is new in its key too;
+ * with one quantum its packet took the whole credit, and the ping behind
+ * it, its key's deficit spent, waited a round of every key.
  *
  * It is a header of static inline functions that take the caller's packet
  * operations, as the kernel's codel_impl.h is, so the qdisc's callbacks
@@ -60,6 +63,9 @@
 #include <linux/string.h>
 #include <linux/time64.h>
 #include <linux/types.h>
+
+/* Quanta a key may send boosted between two of its turns. */
+#define DFS_FQ_BOOST_QUANTA	2
 
 /* CoDel's clock: nanoseconds >> 10 in a u32, as the kernel's codel.h. */
 #define DFS_CODEL_SHIFT	10
@@ -364,7 +370,7 @@ static inline void dfs_fq_activate(struct dfs_fq_sched *s,
 	k->drr.deficit = p->quantum;
 	k->drr.split = 0;
 	k->boost_next = NULL;
-	k->boost_credit = p->quantum;
+	k->boost_credit = DFS_FQ_BOOST_QUANTA * p->quantum;
 	dfs_drr_add(&s->new_keys, &k->drr);
 	s->count++;
 	st->new_flows++;
@@ -869,7 +875,7 @@ static inline void *dfs_fq_dequeue(struct dfs_fq_sched *s,
 		pkt = dfs_fq_key_dequeue(s, k, p, st, ops, ctx, backlog, now);
 		if (pkt) {
 			d->deficit -= ops->len(pkt);
-			k->boost_credit = p->quantum;
+			k->boost_credit = DFS_FQ_BOOST_QUANTA * p->quantum;
 			return pkt;
 		}
 		if (dfs_drr_retire(&s->new_keys, &s->old_keys, l)) {

@@ -612,9 +612,11 @@ static void test_codel_sparse_in_dropping_key(void)
 }
 
 /*
- * Key A has ten backlogged flows, key B one: the keys get the same bytes
- * (within a quantum of each other a round), and A's flows share A's.
+ * Key A has ten backlogged flows, key B one: the keys get the same bytes,
+ * and A's flows share A's.  A's second flow finds A busy and boosts it,
+ * so A may lead by its boost credit and a quantum.
  */
+#define KEY_LEAD ((DFS_FQ_BOOST_QUANTA + 1) * 1514)
 static void test_key_fairness(void)
 {
 	u64 bytes[2] = {}, fb[11] = {};
@@ -640,8 +642,8 @@ static void test_key_fairness(void)
 		bytes[pkt->key] += pkt->len;
 		fb[pkt->flow] += pkt->len;
 		free(pkt);
-		CHECK(bytes[0] > bytes[1] ? bytes[0] - bytes[1] <= 2 * 1514 :
-		      bytes[1] - bytes[0] <= 2 * 1514,
+		CHECK(bytes[0] > bytes[1] ? bytes[0] - bytes[1] <= KEY_LEAD :
+		      bytes[1] - bytes[0] <= KEY_LEAD,
 		      "key bytes %llu vs %llu", (unsigned long long)bytes[0],
 		      (unsigned long long)bytes[1]);
 	}
@@ -791,8 +793,9 @@ static void test_sparse_ahead_of_keys(void)
 /*
  * Host A sends each packet on a connection that has nothing queued, so
  * that every one of them may be boosted; host B has one bulk flow.  The
- * boost is paid from A's deficit: both get the same bytes, within a
- * quantum or two, however A spreads its packets.
+ * boost is paid from A's deficit: both get the same bytes, within its
+ * credit and two quanta (a turn's and a packet over its credit), however
+ * A spreads its packets.
  */
 static void test_boost_keeps_keys_fair(void)
 {
@@ -820,8 +823,8 @@ static void test_boost_keeps_keys_fair(void)
 		free(pkt);
 		if (i > 100)
 			CHECK(bytes[0] > bytes[1] ?
-			      bytes[0] - bytes[1] <= 3 * 1514 :
-			      bytes[1] - bytes[0] <= 3 * 1514,
+			      bytes[0] - bytes[1] <= KEY_LEAD + 1514 :
+			      bytes[1] - bytes[0] <= KEY_LEAD + 1514,
 			      "key bytes %llu vs %llu at %d",
 			      (unsigned long long)bytes[0],
 			      (unsigned long long)bytes[1], i);
@@ -881,6 +884,45 @@ static void test_ping_beside_drained_queue(void)
 	w_destroy(&w);
 }
 
+/*
+ * Host A's download drained and came back: A is a new key, the download
+ * new in it.  A's ping comes before A's turn and boosts A, behind the
+ * download in A's new queues: the boost sends the download, and the
+ * ping still has credit, where with a quantum of it the ping waited for
+ * A's next turn, a round of every key.
+ */
+static void test_ping_beside_refilled_download(void)
+{
+	struct w_pkt *pkt;
+	struct world w;
+	int i, k;
+
+	w_init(&w, 1514, 5000, 100000, false);
+	for (k = 1; k < 4; k++) {
+		w.f[k].key = k;
+		for (i = 0; i < 20; i++)
+			w_enqueue(&w, k, 1514, 0, false);
+	}
+	w.f[0].key = 0;			/* A's download */
+	w.f[4].key = 0;			/* A's ping */
+	for (i = 0; i < 3; i++)		/* B, C and D old keys */
+		free(w_dequeue(&w, 0));
+	w_enqueue(&w, 0, 1514, 0, false);
+	w_enqueue(&w, 4, 100, 0, false);
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 0, "the download, boosted (got flow %d)",
+	      pkt ? pkt->flow : -1);
+	free(pkt);
+	pkt = w_dequeue(&w, 0);
+	CHECK(pkt && pkt->flow == 4, "the ping next (got flow %d)",
+	      pkt ? pkt->flow : -1);
+	free(pkt);
+	CHECK(w.st.boosts == 2, "boosted %llu",
+	      (unsigned long long)w.st.boosts);
+	CHECK(w_queues_own_keys(&w), "queues");
+	w_destroy(&w);
+}
+
 /* Purge with pool queues held frees them all. */
 static void test_purge_pool(void)
 {
@@ -930,5 +972,6 @@ int main(void)
 	TEST(test_sparse_ahead_of_keys);
 	TEST(test_boost_keeps_keys_fair);
 	TEST(test_ping_beside_drained_queue);
+	TEST(test_ping_beside_refilled_download);
 	return unit_summary("fq_test");
 }

@@ -480,7 +480,7 @@ static struct rres rdequeue(struct world *w, u32 now, bool *ce)
 		r = rkey_dequeue(w, k, now, ce);
 		if (r.valid) {
 			key->deficit -= r.p.len;
-			key->credit = w->p.quantum;
+			key->credit = DFS_FQ_BOOST_QUANTA * w->p.quantum;
 			return r;
 		}
 		is_new ? lpop(rnew, &nnew) : lpop(rold, &nold);
@@ -635,7 +635,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				if (!rk[k].listed) {
 					rk[k].listed = true;
 					rk[k].deficit = w.p.quantum;
-					rk[k].credit = w.p.quantum;
+					rk[k].credit = DFS_FQ_BOOST_QUANTA * w.p.quantum;
 					lpush(rnew, &nnew, k);
 				}
 				q = rselect(&w, k, w.f[i].hash);
