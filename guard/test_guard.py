@@ -896,6 +896,8 @@ class ConfigTest(unittest.TestCase):
                     {"policy": {"aggregate_rate": "fast"}},
                     {"policy": {"hold": -1}},
                     {"nftables": {"enable": True}},
+                    {"nftables": {"enable": True, "interfaces": "eth0"}},
+                    {"nftables": {"enable": True, "interfaces": [""]}},
                     {"metrics": {"port": 70000}},
                     # strings where booleans belong: "false" is true to
                     # bool(), and would turn these on or dry_run off

@@ -43,6 +43,13 @@ def networks(values, key):
         raise ConfigError("%s: %s" % (key, e)) from e
 
 
+def interfaces(value):
+    """A non-empty list of interface names (a string is not: "eth0" would
+    be four interfaces of a letter each)."""
+    return isinstance(value, list) and value and \
+        all(isinstance(d, str) and d for d in value)
+
+
 def handle(text, key):
     m = re.fullmatch(r"([0-9a-fA-F]{1,4}):0*", str(text))
     if not m:
@@ -147,7 +154,7 @@ def parse(raw, ifindex=socket.if_nametoindex):
     check_keys(n, "nftables")
     if flag(n, "enable", False, "nftables."):
         devs = n.get("interfaces", [])
-        if not devs or not all(isinstance(d, str) for d in devs):
+        if not interfaces(devs):
             raise ConfigError("nftables.interfaces: the interfaces to "
                               "drop at, a list of names")
         w = "nftables."
