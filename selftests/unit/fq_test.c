@@ -14,6 +14,16 @@
 #define US	NSEC_PER_USEC
 #define MS	NSEC_PER_MSEC
 
+/* The flow of the next packet out at time 0, which is freed; -1: none. */
+static int w_next_flow(struct world *w)
+{
+	struct w_pkt *pkt = w_dequeue(w, 0);
+	int flow = pkt ? pkt->flow : -1;
+
+	free(pkt);
+	return flow;
+}
+
 /* Both flows always backlogged: bytes served differ by a quantum at most. */
 static void test_drr_bytes(void)
 {
@@ -49,9 +59,8 @@ static void test_drr_bytes(void)
 /* A sparse flow's packet goes before the backlog of an old flow. */
 static void test_new_flow_first(void)
 {
-	struct w_pkt *pkt;
 	struct world w;
-	int i;
+	int i, f;
 
 	w_init(&w, 1514, 5000, 100000, false);
 	for (i = 0; i < 10; i++)
@@ -60,12 +69,10 @@ static void test_new_flow_first(void)
 	free(w_dequeue(&w, 0));
 	free(w_dequeue(&w, 0));
 	w_enqueue(&w, 1, 100, 0, false);
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 1, "the new flow first");
-	free(pkt);
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 0, "then the old flow");
-	free(pkt);
+	f = w_next_flow(&w);
+	CHECK(f == 1, "the new flow first (got flow %d)", f);
+	f = w_next_flow(&w);
+	CHECK(f == 0, "then the old flow (got flow %d)", f);
 	CHECK(w.st.new_flows == 2, "two new flows: %llu",
 	      (unsigned long long)w.st.new_flows);
 	w_destroy(&w);
@@ -77,9 +84,8 @@ static void test_new_flow_first(void)
  */
 static void test_new_flow_passes_old(void)
 {
-	struct w_pkt *pkt;
 	struct world w;
-	int i;
+	int i, f;
 
 	/* two packets a quantum: flow 0 keeps a deficit across a turn */
 	w_init(&w, 3000, 5000, 100000, false);
@@ -88,18 +94,14 @@ static void test_new_flow_passes_old(void)
 	free(w_dequeue(&w, 0));
 	free(w_dequeue(&w, 0));		/* flow 0 spent its quantum */
 	w_enqueue(&w, 1, 100, 0, false);
-	pkt = w_dequeue(&w, 0);		/* flow 0 turns old, flow 1 goes */
-	CHECK(pkt && pkt->flow == 1, "flow 1 first");
-	free(pkt);
-	pkt = w_dequeue(&w, 0);		/* flow 1, empty, moves behind 0 */
-	CHECK(pkt && pkt->flow == 0, "then flow 0");
-	free(pkt);
+	f = w_next_flow(&w);		/* flow 0 turns old, flow 1 goes */
+	CHECK(f == 1, "flow 1 first (got flow %d)", f);
+	f = w_next_flow(&w);		/* flow 1, empty, moves behind 0 */
+	CHECK(f == 0, "then flow 0 (got flow %d)", f);
 	w_enqueue(&w, 1, 100, 0, false);
 	/* flow 1 is old now, behind flow 0 which has half a quantum left */
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 0, "old flow 0 before flow 1 (got %d)",
-	      pkt ? pkt->flow : -1);
-	free(pkt);
+	f = w_next_flow(&w);
+	CHECK(f == 0, "old flow 0 before flow 1 (got %d)", f);
 	CHECK(w.st.new_flows == 2, "flow 1 was not new again");
 	CHECK(!w.released, "nothing released while queued");
 	w_destroy(&w);
@@ -435,7 +437,7 @@ static void test_new_conn_skips_emptied_queue(void)
 	struct dfs_fq_key *k;
 	struct w_pkt *pkt;
 	struct world w;
-	int i, sent0 = 0;
+	int i, f, sent0 = 0;
 
 	w_init(&w, 1514, 5000, 100000, false);
 	w.f[0].key = 0;		/* a short flow: the embedded queue */
@@ -453,10 +455,8 @@ static void test_new_conn_skips_emptied_queue(void)
 	CHECK(sent0 == 3 && k && !k->q.head && k->q.key == k,
 	      "flow 0 sent %d, its queue empty and listed", sent0);
 	w_enqueue(&w, 1, 100, 0, false);
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 1, "the ping first (got flow %d)",
-	      pkt ? pkt->flow : -1);
-	free(pkt);
+	f = w_next_flow(&w);
+	CHECK(f == 1, "the ping first (got flow %d)", f);
 	CHECK(w.s.pooled == 2, "the ping in a pool queue: %u pooled",
 	      w.s.pooled);
 	CHECK(w_queues_own_keys(&w), "queues");
@@ -472,11 +472,10 @@ static void test_new_conn_skips_emptied_queue(void)
  */
 static void test_signal_falls_on_bulk(bool ecn)
 {
-	struct w_pkt *pkt;
 	struct world w;
 	enum w_signal r;
 	u32 id, first;
-	int i;
+	int i, f;
 
 	w_init(&w, 1514, 5000, 100000, ecn);
 	w.f[0].key = 0;		/* bulk */
@@ -496,10 +495,8 @@ static void test_signal_falls_on_bulk(bool ecn)
 	      "the SYN in, the bulk's head signalled (%d, id %u)", r, id);
 	CHECK(w.f[1].qlen == 1 && w.f[0].qlen == (ecn ? 17u : 16u),
 	      "the SYN queued, the bulk %u", w.f[0].qlen);
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 1, "the SYN first out (flow %d)",
-	      pkt ? pkt->flow : -1);
-	free(pkt);
+	f = w_next_flow(&w);
+	CHECK(f == 1, "the SYN first out (flow %d)", f);
 	/* the SYN's connection has packets now: they take the signal */
 	w_enqueue(&w, 1, 1500, 0, false);
 	r = w_enqueue_signal(&w, 1, 1500, 0, false, &id);
@@ -758,7 +755,7 @@ static void test_sparse_ahead_of_keys(void)
 {
 	struct w_pkt *pkt;
 	struct world w;
-	int i, k, last = -1;
+	int i, k, f, last = -1;
 
 	w_init(&w, 1514, 5000, 100000, false);
 	for (k = 0; k < 4; k++) {
@@ -780,10 +777,8 @@ static void test_sparse_ahead_of_keys(void)
 		last = k;
 	}
 	w_enqueue(&w, 4, 100, 0, false);
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 4, "the ping next (got flow %d)",
-	      pkt ? pkt->flow : -1);
-	free(pkt);
+	f = w_next_flow(&w);
+	CHECK(f == 4, "the ping next (got flow %d)", f);
 	CHECK(w.st.boosts == 1, "one packet boosted: %llu",
 	      (unsigned long long)w.st.boosts);
 	CHECK(w_queues_own_keys(&w), "queues");
@@ -846,7 +841,7 @@ static void test_ping_beside_drained_queue(void)
 	struct dfs_fq_key *k;
 	struct w_pkt *pkt;
 	struct world w;
-	int i, a_left = 2;
+	int i, f, a_left = 2;
 
 	w_init(&w, 1514, 5000, 100000, false);
 	w.f[0].key = 0;		/* A's bulk */
@@ -874,10 +869,8 @@ static void test_ping_beside_drained_queue(void)
 	CHECK(!w.s.boost_tail && !w.s.pooled,
 	      "the same connection in its place, not boosted");
 	w_enqueue(&w, 1, 100, 0, false);
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 1, "the ping next (got flow %d)",
-	      pkt ? pkt->flow : -1);
-	free(pkt);
+	f = w_next_flow(&w);
+	CHECK(f == 1, "the ping next (got flow %d)", f);
 	CHECK(w.st.boosts == 1, "boosted %llu",
 	      (unsigned long long)w.st.boosts);
 	CHECK(w_queues_own_keys(&w), "queues");
@@ -893,9 +886,8 @@ static void test_ping_beside_drained_queue(void)
  */
 static void test_ping_beside_refilled_download(void)
 {
-	struct w_pkt *pkt;
 	struct world w;
-	int i, k;
+	int i, k, f;
 
 	w_init(&w, 1514, 5000, 100000, false);
 	for (k = 1; k < 4; k++) {
@@ -909,14 +901,10 @@ static void test_ping_beside_refilled_download(void)
 		free(w_dequeue(&w, 0));
 	w_enqueue(&w, 0, 1514, 0, false);
 	w_enqueue(&w, 4, 100, 0, false);
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 0, "the download, boosted (got flow %d)",
-	      pkt ? pkt->flow : -1);
-	free(pkt);
-	pkt = w_dequeue(&w, 0);
-	CHECK(pkt && pkt->flow == 4, "the ping next (got flow %d)",
-	      pkt ? pkt->flow : -1);
-	free(pkt);
+	f = w_next_flow(&w);
+	CHECK(f == 0, "the download, boosted (got flow %d)", f);
+	f = w_next_flow(&w);
+	CHECK(f == 4, "the ping next (got flow %d)", f);
 	CHECK(w.st.boosts == 2, "boosted %llu",
 	      (unsigned long long)w.st.boosts);
 	CHECK(w_queues_own_keys(&w), "queues");
